@@ -1,0 +1,45 @@
+.DEFAULT_GOAL := all
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help install format lint typecheck test testcov docs bench demo all
+
+help: ## Show this help.
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ./pydantic_ai_slim -e ./examples -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install the packages and dev tools.
+
+format: install ## Format the code with ruff.
+	$(VENV)/bin/ruff format
+	$(VENV)/bin/ruff check --fix
+
+lint: install ## Check formatting and lint with ruff.
+	$(VENV)/bin/ruff format --check
+	$(VENV)/bin/ruff check
+
+typecheck: install ## Type-check with pyright (strict on the package).
+	$(VENV)/bin/pyright
+
+test: lint typecheck ## Lint, type-check and run the test suite with coverage.
+	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
+
+testcov: install ## Run the tests and write an HTML coverage report.
+	$(PY) -m pytest --cov --cov-report=html
+
+docs: install ## Build the docs with mkdocs in strict mode.
+	$(VENV)/bin/mkdocs build --strict
+
+bench: install ## Run the benchmarks.
+	$(PY) -m benchmarks
+
+demo: install ## Run the approval demo.
+	$(PY) -m pydantic_ai_examples.approval_demo
+
+all: test docs ## Everything CI checks.

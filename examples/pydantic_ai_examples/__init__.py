@@ -1,0 +1,1 @@
+"""Example programs built on `pydantic_ai`."""

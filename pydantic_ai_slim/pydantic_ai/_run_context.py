@@ -1,0 +1,75 @@
+"""`RunContext`: what tools, prompts and validators are told about the run they are part of."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, Generic
+
+from typing_extensions import TypeVar
+
+from . import _utils
+from .messages import ModelMessage, UserContent
+from .usage import RunUsage
+
+if TYPE_CHECKING:
+    from .models import Model
+
+__all__ = ('AgentDepsT', 'RunContext')
+
+AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
+"""The type of the dependencies an agent's functions receive."""
+
+
+@dataclasses.dataclass(repr=False, kw_only=True)
+class RunContext(Generic[AgentDepsT]):
+    """Information about the current run, passed to tools, prompts, validators and handlers."""
+
+    deps: AgentDepsT
+    """The dependencies of the run."""
+    model: Model
+    """The model used in the run."""
+    usage: RunUsage
+    """What the run has used so far."""
+    prompt: str | Sequence[UserContent] | None = None
+    """The user prompt of the run."""
+    messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The messages of the run so far."""
+    validation_context: Any = None
+    """The pydantic validation context for tool arguments and outputs."""
+    tracer: Any = None
+    """Tracing is not part of this project; kept for field compatibility."""
+    trace_include_content: bool = False
+    """Tracing is not part of this project; kept for field compatibility."""
+    instrumentation_version: int = 2
+    """Tracing is not part of this project; kept for field compatibility."""
+    retries: dict[str, int] = field(default_factory=dict[str, int])
+    """How many times each tool has been retried in this run."""
+    tool_call_id: str | None = None
+    """The id of the current tool call, inside a tool."""
+    tool_name: str | None = None
+    """The name of the current tool, inside a tool."""
+    retry: int = 0
+    """How many times the current tool or output has been retried."""
+    max_retries: int = 0
+    """How many retries the current tool or output is allowed."""
+    run_step: int = 0
+    """The number of the current step (model request) of the run."""
+    tool_call_approved: bool = False
+    """Whether the current tool call was approved (through deferred tool results or a handler)."""
+    tool_call_metadata: Any = None
+    """Metadata for the current tool call from `DeferredToolResults.metadata`, if any."""
+    partial_output: bool = False
+    """Whether the output being validated is a partial one from a stream."""
+    run_id: str | None = None
+    """The id of the run."""
+    metadata: dict[str, Any] | None = None
+    """Metadata given to the run."""
+
+    @property
+    def last_attempt(self) -> bool:
+        """Whether this is the last attempt before retries run out."""
+        return self.retry == self.max_retries
+
+    __repr__ = _utils.dataclasses_no_defaults_repr

@@ -1,0 +1,80 @@
+"""Small helpers shared by the engine modules."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import MISSING, fields, is_dataclass
+from datetime import datetime, timezone
+from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
+
+import anyio.to_thread
+
+__all__ = ()
+
+P = ParamSpec('P')
+R = TypeVar('R')
+
+ObjectJsonSchema: TypeAlias = dict[str, Any]
+"""A JSON schema of an object: `{'type': 'object', 'properties': {...}, ...}`."""
+
+
+def now_utc() -> datetime:
+    """The current time, timezone-aware in UTC."""
+    return datetime.now(tz=timezone.utc)
+
+
+def generate_tool_call_id() -> str:
+    """A fresh tool call id, `'pyd_ai_' + uuid4().hex`."""
+    return f'pyd_ai_{uuid.uuid4().hex}'
+
+
+def generate_run_id() -> str:
+    """A fresh run id (a UUID string)."""
+    return str(uuid.uuid4())
+
+
+def dataclasses_no_defaults_repr(self: Any) -> str:
+    """A dataclass `__repr__` that leaves out the fields still holding their plain default."""
+    assert is_dataclass(self)
+    args = ', '.join(
+        f'{f.name}={getattr(self, f.name)!r}'
+        for f in fields(self)
+        if f.repr and (f.default is MISSING or getattr(self, f.name) != f.default)
+    )
+    return f'{type(self).__qualname__}({args})'
+
+
+def is_async_callable(obj: Any) -> bool:
+    """Whether calling `obj` returns an awaitable coroutine (functions, partials and callable objects)."""
+    while isinstance(obj, functools.partial):
+        obj = obj.func  # pyright: ignore[reportUnknownMemberType] -- partial's func is untyped here
+    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, '__call__', None))
+
+
+async def run_in_executor(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a sync function in a worker thread so it does not block the event loop."""
+    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
+
+
+async def call_maybe_async(func: Callable[P, Awaitable[R] | R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Await `func` if it is async, else run it in a worker thread."""
+    if is_async_callable(func):
+        return await func(*args, **kwargs)  # pyright: ignore[reportReturnType,reportGeneralTypeIssues] -- narrowed above
+    return await run_in_executor(func, *args, **kwargs)  # pyright: ignore[reportReturnType] -- sync branch
+
+
+def is_set(value: Any) -> TypeGuard[Any]:
+    """Whether a sentinel-defaulted value was given."""
+    return value is not Unset
+
+
+class _UnsetType:
+    def __repr__(self) -> str:
+        return 'Unset'
+
+
+Unset: Any = _UnsetType()
+"""Sentinel for 'not given' where `None` is a meaningful value."""

@@ -1,0 +1,163 @@
+"""Exceptions raised by the agent, and the control-flow signals tools raise."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = (
+    'AgentRunError',
+    'ApprovalRequired',
+    'CallDeferred',
+    'ModelAPIError',
+    'ModelHTTPError',
+    'ModelRetry',
+    'UnexpectedModelBehavior',
+    'UsageLimitExceeded',
+    'UserError',
+)
+
+
+class ModelRetry(Exception):
+    """Raise from a tool, output function or output validator to ask the model to try again.
+
+    The message is sent back to the model as a retry prompt.
+    """
+
+    message: str
+    """The text the model is shown."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, type(self)) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
+        """Let pydantic serialize a `ModelRetry` (inside `DeferredToolResults`) as `{'kind': 'model-retry', ...}`."""
+        from pydantic_core import core_schema
+
+        def validate(value: dict[str, Any]) -> ModelRetry:
+            return cls(value['message'])
+
+        def serialize(value: ModelRetry) -> dict[str, Any]:
+            return {'message': value.message, 'kind': 'model-retry'}
+
+        dict_schema = core_schema.typed_dict_schema(
+            {
+                'message': core_schema.typed_dict_field(core_schema.str_schema()),
+                'kind': core_schema.typed_dict_field(core_schema.literal_schema(['model-retry'])),
+            }
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.no_info_after_validator_function(validate, dict_schema),
+            python_schema=core_schema.union_schema(
+                [core_schema.is_instance_schema(cls), core_schema.no_info_after_validator_function(validate, dict_schema)]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(serialize),
+        )
+
+
+class CallDeferred(Exception):
+    """Raise from a tool to defer its call: the result will be produced outside this run.
+
+    The run ends with `DeferredToolRequests` listing the call (or a deferred tool handler answers it).
+    """
+
+    def __init__(self, metadata: dict[str, Any] | None = None):
+        self.metadata = metadata
+        super().__init__()
+
+
+class ApprovalRequired(Exception):
+    """Raise from a tool to ask for human approval before it runs.
+
+    The run ends with `DeferredToolRequests` listing the call (or a deferred tool handler answers it).
+    """
+
+    def __init__(self, metadata: dict[str, Any] | None = None):
+        self.metadata = metadata
+        super().__init__()
+
+
+class UserError(RuntimeError):
+    """The library was used wrongly: the message says how to fix it."""
+
+    message: str
+    """The description of the misuse."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+class AgentRunError(RuntimeError):
+    """Base class for errors that end an agent run."""
+
+    message: str
+    """The description of the error."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageLimitExceeded(AgentRunError):
+    """A usage limit of the run was exceeded."""
+
+
+class UnexpectedModelBehavior(AgentRunError):
+    """The model answered in a way the agent cannot handle, e.g. too many retries."""
+
+    body: str | None
+    """The body of the response, if any."""
+
+    def __init__(self, message: str, body: str | None = None):
+        self.message = message
+        if body is None:
+            self.body = None
+        else:
+            try:
+                self.body = json.dumps(json.loads(body), indent=2)
+            except ValueError:
+                self.body = body
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if self.body:
+            return f'{self.message}, body:\n{self.body}'
+        return self.message
+
+
+class ModelAPIError(AgentRunError):
+    """A model provider's API failed."""
+
+    model_name: str
+    """The name of the model whose API failed."""
+
+    def __init__(self, model_name: str, message: str):
+        self.model_name = model_name
+        super().__init__(message)
+
+
+class ModelHTTPError(ModelAPIError):
+    """A model provider answered with an HTTP 4xx or 5xx status."""
+
+    status_code: int
+    """The HTTP status code."""
+    body: object | None
+    """The body of the response, if any."""
+
+    def __init__(self, status_code: int, model_name: str, body: object | None = None):
+        self.status_code = status_code
+        self.body = body
+        message = f'status_code: {status_code}, model_name: {model_name}, body: {body}'
+        super().__init__(model_name, message)

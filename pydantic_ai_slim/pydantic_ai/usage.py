@@ -1,0 +1,184 @@
+"""Token and request accounting, and the limits a run can be given."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BeforeValidator, Field
+
+from . import _utils
+from .exceptions import UsageLimitExceeded
+
+__all__ = ('RequestUsage', 'RunUsage', 'Usage', 'UsageLimits')
+
+_TOKEN_FIELDS = (
+    'input_tokens',
+    'cache_write_tokens',
+    'cache_read_tokens',
+    'output_tokens',
+    'input_audio_tokens',
+    'cache_audio_read_tokens',
+    'output_audio_tokens',
+)
+
+
+def _empty_details(value: Any) -> Any:
+    return value or {}
+
+
+@dataclass(repr=False, kw_only=True)
+class RequestUsage:
+    """The tokens one model request and its response used."""
+
+    input_tokens: Annotated[int, Field(validation_alias=AliasChoices('input_tokens', 'request_tokens'))] = 0
+    """Tokens sent to the model."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's cache."""
+    cache_read_tokens: int = 0
+    """Input tokens read from the provider's cache."""
+    output_tokens: Annotated[int, Field(validation_alias=AliasChoices('output_tokens', 'response_tokens'))] = 0
+    """Tokens the model generated."""
+    input_audio_tokens: int = 0
+    """Audio input tokens."""
+    cache_audio_read_tokens: int = 0
+    """Audio input tokens read from the cache."""
+    output_audio_tokens: int = 0
+    """Audio output tokens."""
+    details: Annotated[dict[str, int], BeforeValidator(_empty_details)] = field(default_factory=dict[str, int])
+    """Provider-specific counts, e.g. reasoning tokens."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def requests(self) -> int:
+        """Always 1: this is the usage of one request."""
+        return 1
+
+    def incr(self, incr_usage: RequestUsage) -> None:
+        """Add another usage into this one, in place."""
+        _add_into(self, incr_usage)
+
+    def __add__(self, other: RequestUsage) -> RequestUsage:
+        new = RequestUsage(**{name: getattr(self, name) for name in _TOKEN_FIELDS}, details=dict(self.details))
+        new.incr(other)
+        return new
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
+
+
+@dataclass(repr=False, kw_only=True)
+class RunUsage:
+    """What a whole run used: tokens over all requests, the number of requests and of tool calls."""
+
+    input_tokens: int = 0
+    """Tokens sent to the model."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's cache."""
+    cache_read_tokens: int = 0
+    """Input tokens read from the provider's cache."""
+    output_tokens: int = 0
+    """Tokens the model generated."""
+    input_audio_tokens: int = 0
+    """Audio input tokens."""
+    cache_audio_read_tokens: int = 0
+    """Audio input tokens read from the cache."""
+    output_audio_tokens: int = 0
+    """Audio output tokens."""
+    details: dict[str, int] = field(default_factory=dict[str, int])
+    """Provider-specific counts, summed."""
+    requests: int = 0
+    """Model requests made."""
+    tool_calls: int = 0
+    """Function tool calls executed."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    def incr(self, incr_usage: RunUsage | RequestUsage) -> None:
+        """Add another usage into this one, in place."""
+        if isinstance(incr_usage, RunUsage):
+            self.requests += incr_usage.requests
+            self.tool_calls += incr_usage.tool_calls
+        _add_into(self, incr_usage)
+
+    def __add__(self, other: RunUsage | RequestUsage) -> RunUsage:
+        new = RunUsage(
+            **{name: getattr(self, name) for name in _TOKEN_FIELDS},
+            details=dict(self.details),
+            requests=self.requests,
+            tool_calls=self.tool_calls,
+        )
+        new.incr(other)
+        return new
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
+
+
+def _add_into(target: RequestUsage | RunUsage, other: RequestUsage | RunUsage) -> None:
+    for name in _TOKEN_FIELDS:
+        setattr(target, name, getattr(target, name) + getattr(other, name))
+    for key, value in other.details.items():
+        target.details[key] = target.details.get(key, 0) + value
+
+
+@dataclass(repr=False, kw_only=True)
+class Usage(RunUsage):
+    """Deprecated alias of `RunUsage`, kept for code written against older versions."""
+
+
+@dataclass(repr=False, kw_only=True)
+class UsageLimits:
+    """Limits on what a run may use; a run that would go past one raises `UsageLimitExceeded`."""
+
+    request_limit: int | None = 50
+    """The most model requests a run may make."""
+    tool_calls_limit: int | None = None
+    """The most successful function tool calls a run may make."""
+    input_tokens_limit: int | None = None
+    """The most input tokens a run may use."""
+    output_tokens_limit: int | None = None
+    """The most output tokens a run may use."""
+    total_tokens_limit: int | None = None
+    """The most tokens, input plus output, a run may use."""
+    count_tokens_before_request: bool = False
+    """Ask the model to count input tokens before each request (for models that can)."""
+
+    def has_token_limits(self) -> bool:
+        """Whether any token limit is set."""
+        return any(
+            limit is not None for limit in (self.input_tokens_limit, self.output_tokens_limit, self.total_tokens_limit)
+        )
+
+    def check_before_request(self, usage: RunUsage) -> None:
+        """Raise if the next request would go past the request limit, or tokens are already past theirs."""
+        if self.request_limit is not None and usage.requests >= self.request_limit:
+            raise UsageLimitExceeded(f'The next request would exceed the request_limit of {self.request_limit}')
+        self.check_tokens(usage)
+
+    def check_tokens(self, usage: RunUsage) -> None:
+        """Raise if the usage is past a token limit."""
+        checks = (
+            ('input_tokens', self.input_tokens_limit, usage.input_tokens),
+            ('output_tokens', self.output_tokens_limit, usage.output_tokens),
+            ('total_tokens', self.total_tokens_limit, usage.total_tokens),
+        )
+        for name, limit, value in checks:
+            if limit is not None and value > limit:
+                raise UsageLimitExceeded(f'Exceeded the {name}_limit of {limit} ({name}={value})')
+
+    def check_before_tool_call(self, projected_usage: RunUsage) -> None:
+        """Raise if running the next tool calls would go past the tool call limit."""
+        limit = self.tool_calls_limit
+        if limit is not None and projected_usage.tool_calls > limit:
+            raise UsageLimitExceeded(
+                f'The next tool call(s) would exceed the tool_calls_limit of {limit} '
+                f'(tool_calls={projected_usage.tool_calls}).'
+            )
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
