@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo all
+.PHONY: help install format lint typecheck test testcov docs bench all
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -38,8 +38,5 @@ docs: install ## Build the docs with mkdocs in strict mode.
 
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
-
-demo: install ## Run the approval demo.
-	$(PY) -m pydantic_ai_examples.approval_demo
 
 all: test docs ## Everything CI checks.

@@ -7,7 +7,7 @@ import inspect
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import MISSING, fields, is_dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
 
 import anyio.to_thread
@@ -23,7 +23,7 @@ ObjectJsonSchema: TypeAlias = dict[str, Any]
 
 def now_utc() -> datetime:
     """The current time, timezone-aware in UTC."""
-    return datetime.now(tz=timezone.utc)
+    return datetime.now(tz=UTC)
 
 
 def generate_tool_call_id() -> str:
@@ -51,7 +51,9 @@ def is_async_callable(obj: Any) -> bool:
     """Whether calling `obj` returns an awaitable coroutine (functions, partials and callable objects)."""
     while isinstance(obj, functools.partial):
         obj = obj.func  # pyright: ignore[reportUnknownMemberType] -- partial's func is untyped here
-    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, '__call__', None))
+    if inspect.iscoroutinefunction(obj):
+        return True
+    return callable(obj) and not inspect.isroutine(obj) and inspect.iscoroutinefunction(type(obj).__call__)  # pyright: ignore[reportUnknownMemberType,reportUnknownArgumentType] -- any callable object
 
 
 async def run_in_executor(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import core_schema
+
 __all__ = (
     'AgentRunError',
     'ApprovalRequired',
     'CallDeferred',
+    'ContentFilterError',
+    'FallbackExceptionGroup',
+    'IncompleteToolCall',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelRetry',
@@ -38,28 +43,21 @@ class ModelRetry(Exception):
         return hash((type(self), self.message))
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
-        """Let pydantic serialize a `ModelRetry` (inside `DeferredToolResults`) as `{'kind': 'model-retry', ...}`."""
-        from pydantic_core import core_schema
-
-        def validate(value: dict[str, Any]) -> ModelRetry:
-            return cls(value['message'])
-
-        def serialize(value: ModelRetry) -> dict[str, Any]:
-            return {'message': value.message, 'kind': 'model-retry'}
-
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
+        """Let pydantic serialize a `ModelRetry` (inside `DeferredToolResults`) as `{'message': ..., 'kind': 'model-retry'}`."""
         dict_schema = core_schema.typed_dict_schema(
             {
                 'message': core_schema.typed_dict_field(core_schema.str_schema()),
                 'kind': core_schema.typed_dict_field(core_schema.literal_schema(['model-retry'])),
             }
         )
-        return core_schema.json_or_python_schema(
-            json_schema=core_schema.no_info_after_validator_function(validate, dict_schema),
-            python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(cls), core_schema.no_info_after_validator_function(validate, dict_schema)]
+        # A lambda keeps pydantic's error title the same as upstream's: `function-after[<lambda>(), typed-dict]`.
+        return core_schema.no_info_after_validator_function(
+            lambda value: cls(value['message']),
+            dict_schema,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda retry: {'message': retry.message, 'kind': 'model-retry'}
             ),
-            serialization=core_schema.plain_serializer_function_ser_schema(serialize),
         )
 
 
@@ -137,6 +135,14 @@ class UnexpectedModelBehavior(AgentRunError):
         return self.message
 
 
+class ContentFilterError(UnexpectedModelBehavior):
+    """The provider's content filter stopped the response."""
+
+
+class IncompleteToolCall(UnexpectedModelBehavior):
+    """The model's response ended in the middle of a tool call, e.g. because it hit the token limit."""
+
+
 class ModelAPIError(AgentRunError):
     """A model provider's API failed."""
 
@@ -161,3 +167,7 @@ class ModelHTTPError(ModelAPIError):
         self.body = body
         message = f'status_code: {status_code}, model_name: {model_name}, body: {body}'
         super().__init__(model_name, message)
+
+
+class FallbackExceptionGroup(ExceptionGroup[Any]):
+    """Every model of a fallback chain failed; `exceptions` holds each model's error."""

@@ -3,23 +3,32 @@
 A conversation is a list of `ModelMessage`s: each is a `ModelRequest` (what the agent sends: prompts,
 tool results, retry prompts) or a `ModelResponse` (what the model answered: text, thinking, tool calls).
 Every type here survives a JSON round trip through `ModelMessagesTypeAdapter`.
+
+The module is one file because it is one public import path; multi-modal content comes first, then
+request parts, response parts, messages, and the streaming deltas and events.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import mimetypes
-from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass, field
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar, cast
 from urllib.parse import urlparse
 
 import pydantic
 import pydantic_core
-from typing_extensions import TypeAliasType
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from typing_extensions import TypeAliasType, dataclass_transform, deprecated
 
 from . import _utils
+from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
 __all__ = (
@@ -30,6 +39,7 @@ __all__ = (
     'BaseToolCallPart',
     'BaseToolReturnPart',
     'BinaryContent',
+    'BinaryImage',
     'CachePoint',
     'DocumentFormat',
     'DocumentMediaType',
@@ -55,6 +65,7 @@ __all__ = (
     'PartDeltaEvent',
     'PartEndEvent',
     'PartStartEvent',
+    'ProviderDetailsDelta',
     'RetryPromptPart',
     'SystemPromptPart',
     'TextPart',
@@ -71,6 +82,7 @@ __all__ = (
     'VideoFormat',
     'VideoMediaType',
     'VideoUrl',
+    'tool_return_json',
 )
 
 AudioMediaType: TypeAlias = Literal['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac', 'audio/aiff', 'audio/aac']
@@ -111,17 +123,21 @@ VideoFormat: TypeAlias = Literal['mkv', 'mov', 'mp4', 'webm', 'flv', 'mpeg', 'mp
 FinishReason: TypeAlias = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why a model stopped generating, normalised across providers."""
 
-_FORMAT_BY_MEDIA_TYPE: dict[str, str] = {
+_AUDIO_FORMATS: dict[str, AudioFormat] = {
     'audio/wav': 'wav',
     'audio/mpeg': 'mp3',
     'audio/ogg': 'oga',
     'audio/flac': 'flac',
     'audio/aiff': 'aiff',
     'audio/aac': 'aac',
+}
+_IMAGE_FORMATS: dict[str, ImageFormat] = {
     'image/jpeg': 'jpeg',
     'image/png': 'png',
     'image/gif': 'gif',
     'image/webp': 'webp',
+}
+_DOCUMENT_FORMATS: dict[str, DocumentFormat] = {
     'application/pdf': 'pdf',
     'text/plain': 'txt',
     'text/csv': 'csv',
@@ -131,6 +147,8 @@ _FORMAT_BY_MEDIA_TYPE: dict[str, str] = {
     'text/markdown': 'md',
     'application/msword': 'doc',
     'application/vnd.ms-excel': 'xls',
+}
+_VIDEO_FORMATS: dict[str, VideoFormat] = {
     'video/x-matroska': 'mkv',
     'video/quicktime': 'mov',
     'video/mp4': 'mp4',
@@ -140,23 +158,63 @@ _FORMAT_BY_MEDIA_TYPE: dict[str, str] = {
     'video/x-ms-wmv': 'wmv',
     'video/3gpp': 'three_gp',
 }
+_ALL_FORMATS: dict[str, str] = {**_AUDIO_FORMATS, **_IMAGE_FORMATS, **_DOCUMENT_FORMATS, **_VIDEO_FORMATS}
+
+# A private media type database: the system's tables plus a few types that models accept but the
+# standard tables lack or name differently (e.g. `audio/wav` rather than `audio/x-wav`).
+_mime_types = mimetypes.MimeTypes()
+for _path in mimetypes.knownfiles:
+    if os.path.isfile(_path):
+        _mime_types.read(_path)
+for _media_type, _extension in (
+    ('text/x-asciidoc', '.asciidoc'),
+    ('text/markdown', '.mdx'),
+    ('video/3gpp', '.three_gp'),
+    ('application/toml', '.toml'),
+    ('application/yaml', '.yaml'),
+    ('application/yaml', '.yml'),
+    ('audio/wav', '.wav'),
+    ('audio/aiff', '.aiff'),
+):
+    _mime_types.add_type(_media_type, _extension)
+
+_YOUTUBE_HOSTS = frozenset({'www.youtube.com', 'youtube.com', 'youtu.be'})
 
 
 def _short_hash(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:6]
 
 
-@dataclass(init=False, repr=False)
-class FileUrl:
-    """Base class of content referenced by URL."""
+def _guess_media_type(url: str, what: str) -> str:
+    media_type, _ = _mime_types.guess_type(url)
+    if media_type is None:
+        raise ValueError(
+            f'Could not infer media type from {what} URL: {url}. Explicitly provide a `media_type` instead.'
+        )
+    return media_type
+
+
+_T = TypeVar('_T')
+
+
+@dataclass_transform(field_specifiers=(field,))
+def _validated_dataclass(config: pydantic.ConfigDict) -> Callable[[type[_T]], type[_T]]:
+    """A pydantic dataclass decorator (arguments are validated on construction) that keeps the class's type."""
+    # pydantic's own decorator is typed as returning `type[PydanticDataclass]`, which would hide the class.
+    return pydantic_dataclass(repr=False, config=config)  # pyright: ignore[reportReturnType] -- see above
+
+
+@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+class FileUrl(ABC):
+    """Base class of content referenced by URL: images, audio, video and documents."""
 
     url: str
     """The URL of the file."""
     _: KW_ONLY
     force_download: bool = False
-    """Download the file and send its bytes instead of the URL."""
+    """Download the file and send its bytes instead of the URL, for providers that cannot fetch URLs."""
     vendor_metadata: dict[str, Any] | None = None
-    """Provider-specific metadata for the file."""
+    """Provider-specific metadata for the file, e.g. an image detail level."""
     _media_type: Annotated[str | None, pydantic.Field(alias='media_type', default=None, exclude=True)] = field(
         compare=False, default=None
     )
@@ -168,47 +226,43 @@ class FileUrl:
         self,
         url: str,
         *,
-        force_download: bool = False,
-        vendor_metadata: dict[str, Any] | None = None,
         media_type: str | None = None,
         identifier: str | None = None,
+        force_download: bool = False,
+        vendor_metadata: dict[str, Any] | None = None,
     ) -> None:
+        # Pydantic validates the arguments and sets the fields; this signature is what users see.
         self.url = url
         self.force_download = force_download
         self.vendor_metadata = vendor_metadata
         self._media_type = media_type
         self._identifier = identifier
 
+    @abstractmethod
     def _infer_media_type(self) -> str:
-        guessed, _ = mimetypes.guess_type(urlparse(self.url).path)
-        if guessed is None:
-            raise ValueError(f'Could not infer media type from URL: {self.url}')
-        return guessed
+        """The media type guessed from the URL."""
 
     @pydantic.computed_field
     @property
     def media_type(self) -> str:
-        """The media type, given or inferred from the URL's extension."""
+        """The media type: the one given, or one inferred from the URL."""
         return self._media_type or self._infer_media_type()
 
     @pydantic.computed_field
     @property
     def identifier(self) -> str:
-        """A short identifier for the file, given or derived from the URL."""
+        """A short identifier for the file: the one given, or a hash of the URL."""
         return self._identifier or _short_hash(self.url.encode())
 
     @property
+    @abstractmethod
     def format(self) -> str:
-        """The short format name, e.g. `'png'`."""
-        try:
-            return _FORMAT_BY_MEDIA_TYPE[self.media_type]
-        except KeyError as e:
-            raise ValueError(f'Unknown media type: {self.media_type}') from e
+        """The short format name of the media type, e.g. `'png'`."""
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-@dataclass(init=False, repr=False)
+@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class ImageUrl(FileUrl):
     """An image referenced by URL."""
 
@@ -220,19 +274,31 @@ class ImageUrl(FileUrl):
         self,
         url: str,
         *,
-        force_download: bool = False,
-        vendor_metadata: dict[str, Any] | None = None,
         media_type: str | None = None,
         identifier: str | None = None,
+        force_download: bool = False,
+        vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['image-url'] = 'image-url',
     ) -> None:
         super().__init__(
-            url, force_download=force_download, vendor_metadata=vendor_metadata, media_type=media_type, identifier=identifier
+            url,
+            media_type=media_type,
+            identifier=identifier,
+            force_download=force_download,
+            vendor_metadata=vendor_metadata,
         )
         self.kind = kind
 
+    def _infer_media_type(self) -> str:
+        return _guess_media_type(self.url, 'image')
 
-@dataclass(init=False, repr=False)
+    @property
+    def format(self) -> ImageFormat:
+        """The image format; raises `KeyError` for a media type that is not a supported image type."""
+        return _IMAGE_FORMATS[self.media_type]
+
+
+@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class AudioUrl(FileUrl):
     """Audio referenced by URL."""
 
@@ -244,21 +310,33 @@ class AudioUrl(FileUrl):
         self,
         url: str,
         *,
-        force_download: bool = False,
-        vendor_metadata: dict[str, Any] | None = None,
         media_type: str | None = None,
         identifier: str | None = None,
+        force_download: bool = False,
+        vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['audio-url'] = 'audio-url',
     ) -> None:
         super().__init__(
-            url, force_download=force_download, vendor_metadata=vendor_metadata, media_type=media_type, identifier=identifier
+            url,
+            media_type=media_type,
+            identifier=identifier,
+            force_download=force_download,
+            vendor_metadata=vendor_metadata,
         )
         self.kind = kind
 
+    def _infer_media_type(self) -> str:
+        return _guess_media_type(self.url, 'audio')
 
-@dataclass(init=False, repr=False)
+    @property
+    def format(self) -> AudioFormat:
+        """The audio format; raises `KeyError` for a media type that is not a supported audio type."""
+        return _AUDIO_FORMATS[self.media_type]
+
+
+@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class VideoUrl(FileUrl):
-    """A video referenced by URL."""
+    """A video referenced by URL, including YouTube links."""
 
     _: KW_ONLY
     kind: Literal['video-url'] = 'video-url'
@@ -268,21 +346,41 @@ class VideoUrl(FileUrl):
         self,
         url: str,
         *,
-        force_download: bool = False,
-        vendor_metadata: dict[str, Any] | None = None,
         media_type: str | None = None,
         identifier: str | None = None,
+        force_download: bool = False,
+        vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['video-url'] = 'video-url',
     ) -> None:
         super().__init__(
-            url, force_download=force_download, vendor_metadata=vendor_metadata, media_type=media_type, identifier=identifier
+            url,
+            media_type=media_type,
+            identifier=identifier,
+            force_download=force_download,
+            vendor_metadata=vendor_metadata,
         )
         self.kind = kind
 
+    @property
+    def is_youtube(self) -> bool:
+        """Whether the URL points at YouTube."""
+        return urlparse(self.url).hostname in _YOUTUBE_HOSTS
 
-@dataclass(init=False, repr=False)
+    def _infer_media_type(self) -> str:
+        # YouTube pages have no file extension; the providers that accept them treat them as MP4 video.
+        if self.is_youtube:
+            return 'video/mp4'
+        return _guess_media_type(self.url, 'video')
+
+    @property
+    def format(self) -> VideoFormat:
+        """The video format; raises `KeyError` for a media type that is not a supported video type."""
+        return _VIDEO_FORMATS[self.media_type]
+
+
+@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class DocumentUrl(FileUrl):
-    """A document referenced by URL."""
+    """A document referenced by URL, e.g. a PDF."""
 
     _: KW_ONLY
     kind: Literal['document-url'] = 'document-url'
@@ -292,21 +390,39 @@ class DocumentUrl(FileUrl):
         self,
         url: str,
         *,
-        force_download: bool = False,
-        vendor_metadata: dict[str, Any] | None = None,
         media_type: str | None = None,
         identifier: str | None = None,
+        force_download: bool = False,
+        vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['document-url'] = 'document-url',
     ) -> None:
         super().__init__(
-            url, force_download=force_download, vendor_metadata=vendor_metadata, media_type=media_type, identifier=identifier
+            url,
+            media_type=media_type,
+            identifier=identifier,
+            force_download=force_download,
+            vendor_metadata=vendor_metadata,
         )
         self.kind = kind
 
+    def _infer_media_type(self) -> str:
+        return _guess_media_type(self.url, 'document')
 
-@dataclass(init=False, repr=False)
+    @property
+    def format(self) -> DocumentFormat:
+        """The document format; raises `ValueError` for a media type that is not a supported document type."""
+        try:
+            return _DOCUMENT_FORMATS[self.media_type]
+        except KeyError as e:
+            raise ValueError(f'Unknown document media type: {self.media_type}') from e
+
+
+_BYTES_CONFIG = pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64')
+
+
+@_validated_dataclass(_BYTES_CONFIG)
 class BinaryContent:
-    """Content given as bytes, e.g. an image read from disk."""
+    """Content given as bytes, e.g. an image read from disk; serialized to JSON as base64."""
 
     data: bytes
     """The raw bytes."""
@@ -330,27 +446,65 @@ class BinaryContent:
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['binary'] = 'binary',
     ) -> None:
+        # Pydantic validates the arguments and sets the fields; this signature is what users see.
         self.data = data
         self.media_type = media_type
         self._identifier = identifier
         self.vendor_metadata = vendor_metadata
         self.kind = kind
 
+    @staticmethod
+    def narrow_type(bc: BinaryContent) -> BinaryContent | BinaryImage:
+        """Return image content as a `BinaryImage`, anything else unchanged."""
+        if bc.is_image:
+            return BinaryImage(
+                data=bc.data, media_type=bc.media_type, identifier=bc.identifier, vendor_metadata=bc.vendor_metadata
+            )
+        return bc
+
+    @classmethod
+    def from_data_uri(cls, data_uri: str) -> BinaryContent:
+        """Make content from a `data:<media type>;base64,<data>` URI."""
+        prefix = 'data:'
+        if not data_uri.startswith(prefix):
+            raise ValueError('Data URI must start with "data:"')
+        media_type, data = data_uri[len(prefix) :].split(';base64,', 1)
+        return cls.narrow_type(cls(data=base64.b64decode(data), media_type=media_type))
+
+    @classmethod
+    def from_path(cls, path: os.PathLike[str]) -> BinaryContent:
+        """Read content from a file, guessing its media type from the name (`application/octet-stream` if unknown)."""
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f'File not found: {path}')
+        media_type, _ = _mime_types.guess_type(path)
+        return cls.narrow_type(cls(data=path.read_bytes(), media_type=media_type or 'application/octet-stream'))
+
     @pydantic.computed_field
     @property
     def identifier(self) -> str:
-        """A short identifier for the content, given or derived from the data."""
+        """A short identifier for the content: the one given, or a hash of the data."""
         return self._identifier or _short_hash(self.data)
 
     @property
-    def is_image(self) -> bool:
-        """Whether the content is an image."""
-        return self.media_type.startswith('image/')
+    def data_uri(self) -> str:
+        """The content as a `data:` URI."""
+        return f'data:{self.media_type};base64,{self.base64}'
+
+    @property
+    def base64(self) -> str:
+        """The data, base64-encoded."""
+        return base64.b64encode(self.data).decode()
 
     @property
     def is_audio(self) -> bool:
         """Whether the content is audio."""
         return self.media_type.startswith('audio/')
+
+    @property
+    def is_image(self) -> bool:
+        """Whether the content is an image."""
+        return self.media_type.startswith('image/')
 
     @property
     def is_video(self) -> bool:
@@ -359,35 +513,48 @@ class BinaryContent:
 
     @property
     def is_document(self) -> bool:
-        """Whether the content is a document."""
-        return self.media_type in _DOCUMENT_MEDIA_TYPES
+        """Whether the content is a supported document type."""
+        return self.media_type in _DOCUMENT_FORMATS
 
     @property
     def format(self) -> str:
-        """The short format name, e.g. `'png'`."""
+        """The short format name, e.g. `'png'`; raises `ValueError` for an unsupported media type."""
         try:
-            return _FORMAT_BY_MEDIA_TYPE[self.media_type]
+            return _ALL_FORMATS[self.media_type]
         except KeyError as e:
             raise ValueError(f'Unknown media type: {self.media_type}') from e
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-_DOCUMENT_MEDIA_TYPES = frozenset(
-    k for k, v in _FORMAT_BY_MEDIA_TYPE.items() if v in ('pdf', 'txt', 'csv', 'docx', 'xlsx', 'html', 'md', 'doc', 'xls')
-)
+@_validated_dataclass(_BYTES_CONFIG)
+class BinaryImage(BinaryContent):
+    """Image content given as bytes; the media type must be an `image/` type."""
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        media_type: ImageMediaType | str,
+        identifier: str | None = None,
+        vendor_metadata: dict[str, Any] | None = None,
+        kind: Literal['binary'] = 'binary',
+    ) -> None:
+        super().__init__(data, media_type=media_type, identifier=identifier, vendor_metadata=vendor_metadata, kind=kind)
+
+    def __post_init__(self) -> None:
+        if not self.is_image:
+            raise ValueError('`BinaryImage` must have a media type that starts with "image/"')
 
 
-@dataclass(repr=False)
+@dataclass
 class CachePoint:
-    """A marker in a user prompt where a provider that supports prompt caching may cache up to."""
+    """A marker in a user prompt: providers that support prompt caching may cache everything before it."""
 
     kind: Literal['cache-point'] = 'cache-point'
     """Type discriminator."""
     ttl: Literal['5m', '1h'] = '5m'
     """How long the cache entry lives."""
-
-    __repr__ = _utils.dataclasses_no_defaults_repr
 
 
 MultiModalContent: TypeAlias = ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent
@@ -395,11 +562,21 @@ MultiModalContent: TypeAlias = ImageUrl | AudioUrl | DocumentUrl | VideoUrl | Bi
 UserContent: TypeAlias = str | MultiModalContent | CachePoint
 """One item of a user prompt."""
 
-ToolReturnContent = TypeAliasType('ToolReturnContent', Any)
-"""What a tool returned: any value pydantic can serialize."""
+ToolReturnContent = TypeAliasType(
+    'ToolReturnContent',
+    MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any,
+)
+"""What a tool returned: multi-modal content, sequences and mappings of it, or any value pydantic can serialize."""
 
-_tool_return_ta: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(Any, config=pydantic.ConfigDict(defer_build=True))
+_tool_return_ta: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(
+    Any, config=pydantic.ConfigDict(defer_build=True, ser_json_bytes='base64', val_json_bytes='base64')
+)
 _error_details_ta = pydantic.TypeAdapter(list[pydantic_core.ErrorDetails], config=pydantic.ConfigDict(defer_build=True))
+
+
+def tool_return_json(content: Any) -> str:
+    """The compact JSON of a tool return value, as the model is shown it."""
+    return _tool_return_ta.dump_json(content).decode()
 
 
 @dataclass(repr=False)
@@ -691,7 +868,8 @@ class ModelResponse:
     provider_url: str | None = None
     """The base URL of the provider."""
     provider_details: Annotated[
-        dict[str, Any] | None, pydantic.Field(validation_alias=pydantic.AliasChoices('provider_details', 'vendor_details'))
+        dict[str, Any] | None,
+        pydantic.Field(validation_alias=pydantic.AliasChoices('provider_details', 'vendor_details')),
     ] = None
     """Provider-specific details."""
     provider_response_id: Annotated[
@@ -707,9 +885,21 @@ class ModelResponse:
 
     @property
     def text(self) -> str | None:
-        """The text parts joined, or `None` if there are none."""
-        texts = [part.content for part in self.parts if isinstance(part, TextPart)]
-        return ''.join(texts) if texts else None
+        """The text of the response, or `None` if it has no text parts.
+
+        Adjacent text parts are joined directly; runs of text separated by other parts are joined by a
+        blank line.
+        """
+        runs: list[str] = []
+        previous: ModelResponsePart | None = None
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                if isinstance(previous, TextPart):
+                    runs[-1] += part.content
+                else:
+                    runs.append(part.content)
+            previous = part
+        return '\n\n'.join(runs) if runs else None
 
     @property
     def thinking(self) -> str | None:
@@ -721,6 +911,24 @@ class ModelResponse:
     def tool_calls(self) -> list[ToolCallPart]:
         """The tool call parts."""
         return [part for part in self.parts if isinstance(part, ToolCallPart)]
+
+    @property
+    @deprecated('`vendor_id` is deprecated, use `provider_response_id` instead')
+    def vendor_id(self) -> str | None:
+        """Deprecated name of `provider_response_id`."""
+        return self.provider_response_id
+
+    @property
+    @deprecated('`vendor_details` is deprecated, use `provider_details` instead')
+    def vendor_details(self) -> dict[str, Any] | None:
+        """Deprecated name of `provider_details`."""
+        return self.provider_details
+
+    @property
+    @deprecated('`provider_request_id` is deprecated, use `provider_response_id` instead')
+    def provider_request_id(self) -> str | None:
+        """Deprecated name of `provider_response_id`."""
+        return self.provider_response_id
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
@@ -737,6 +945,15 @@ ModelMessagesTypeAdapter = pydantic.TypeAdapter(
 # Streaming deltas and events.
 
 
+ProviderDetailsDelta: TypeAlias = dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any] | None] | None
+"""A change to a part's `provider_details`: a dict to merge in, or a function from the old details to the new ones."""
+
+
+def _merged_details(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Merge two provider detail dicts, `None` when the result is empty."""
+    return {**(old or {}), **(new or {})} or None
+
+
 @dataclass(repr=False)
 class TextPartDelta:
     """New text for a streamed `TextPart`."""
@@ -747,19 +964,19 @@ class TextPartDelta:
     provider_name: str | None = None
     """The provider that made the delta."""
     provider_details: dict[str, Any] | None = None
-    """Provider-specific details."""
+    """Provider-specific details to merge into the part's."""
     part_delta_kind: Literal['text'] = 'text'
     """Type discriminator."""
 
     def apply(self, part: ModelResponsePart) -> TextPart:
-        """Append this delta to a text part."""
+        """Return the text part with this delta applied."""
         if not isinstance(part, TextPart):
             raise ValueError('Cannot apply TextPartDeltas to non-TextParts')
-        return TextPart(
-            part.content + self.content_delta,
-            id=part.id,
+        return replace(
+            part,
+            content=part.content + self.content_delta,
             provider_name=self.provider_name or part.provider_name,
-            provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
+            provider_details=_merged_details(part.provider_details, self.provider_details),
         )
 
     __repr__ = _utils.dataclasses_no_defaults_repr
@@ -775,31 +992,64 @@ class ThinkingPartDelta:
     """A new signature, replacing the old one."""
     provider_name: str | None = None
     """The provider that made the delta."""
-    provider_details: dict[str, Any] | None = None
-    """Provider-specific details."""
+    provider_details: ProviderDetailsDelta = None
+    """Provider-specific details to merge into the part's, or a function computing them from the part's."""
     part_delta_kind: Literal['thinking'] = 'thinking'
     """Type discriminator."""
 
     def apply(self, part: ModelResponsePart | ThinkingPartDelta) -> ThinkingPart | ThinkingPartDelta:
-        """Apply this delta to a thinking part, or merge it into an earlier delta."""
+        """Return the thinking part with this delta applied, or an earlier delta merged with this one."""
         if isinstance(part, ThinkingPart):
-            return ThinkingPart(
-                part.content + (self.content_delta or ''),
-                id=part.id,
-                signature=self.signature_delta if self.signature_delta is not None else part.signature,
-                provider_name=self.provider_name or part.provider_name,
-                provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
-            )
+            return self._apply_to_part(part)
         if isinstance(part, ThinkingPartDelta):
-            return ThinkingPartDelta(
-                content_delta=(part.content_delta or '') + (self.content_delta or '') or None,
-                signature_delta=self.signature_delta if self.signature_delta is not None else part.signature_delta,
-                provider_name=self.provider_name or part.provider_name,
-                provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
-            )
-        raise ValueError('Cannot apply ThinkingPartDeltas to non-ThinkingParts or non-ThinkingPartDeltas')
+            return self._apply_to_delta(part)
+        raise ValueError(
+            f'Cannot apply ThinkingPartDeltas to non-ThinkingParts or non-ThinkingPartDeltas (part={part}, self={self})'
+        )
+
+    def _apply_to_part(self, part: ThinkingPart) -> ThinkingPart:
+        details = self.provider_details
+        new_details = details(part.provider_details) if callable(details) else details
+        return replace(
+            part,
+            content=part.content + (self.content_delta or ''),
+            signature=part.signature if self.signature_delta is None else self.signature_delta,
+            provider_name=part.provider_name if self.provider_name is None else self.provider_name,
+            provider_details=_merged_details(part.provider_details, new_details),
+        )
+
+    def _apply_to_delta(self, delta: ThinkingPartDelta) -> ThinkingPartDelta:
+        if self.content_delta is None and self.signature_delta is None:
+            raise ValueError('Cannot apply ThinkingPartDelta with no content or signature')
+        content = delta.content_delta
+        if self.content_delta is not None:
+            content = (content or '') + self.content_delta
+        return ThinkingPartDelta(
+            content_delta=content,
+            signature_delta=delta.signature_delta if self.signature_delta is None else self.signature_delta,
+            provider_name=delta.provider_name if self.provider_name is None else self.provider_name,
+            provider_details=_chain_details(delta.provider_details, self.provider_details),
+        )
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+
+def _chain_details(earlier: ProviderDetailsDelta, later: ProviderDetailsDelta) -> ProviderDetailsDelta:
+    """Combine two provider detail deltas so that applying the result equals applying both in order."""
+    if later is None:
+        return earlier
+    if callable(later):
+        if callable(earlier):
+            first = earlier
+            return lambda details: later(first(details))
+        # A function sees the part's details, so an earlier dict delta cannot be carried along.
+        return later
+    if callable(earlier):
+        first = earlier
+        return lambda details: {**(first(details) or {}), **later}
+    if earlier is None:
+        return later
+    return {**earlier, **later}
 
 
 @dataclass(repr=False, kw_only=True)
@@ -809,18 +1059,18 @@ class ToolCallPartDelta:
     tool_name_delta: str | None = None
     """Text to append to the tool name."""
     args_delta: str | dict[str, Any] | None = None
-    """Argument JSON text to append, or a dict to merge."""
+    """Argument JSON text to append, or a dict to merge into dict arguments."""
     tool_call_id: str | None = None
     """The call's id, once known."""
     provider_name: str | None = None
     """The provider that made the delta."""
     provider_details: dict[str, Any] | None = None
-    """Provider-specific details."""
+    """Provider-specific details to merge into the part's."""
     part_delta_kind: Literal['tool_call'] = 'tool_call'
     """Type discriminator."""
 
     def as_part(self) -> ToolCallPart | None:
-        """A tool call part made from this delta, if it has a tool name."""
+        """A tool call part made from this delta, or `None` while the tool name is still unknown."""
         if self.tool_name_delta is None:
             return None
         return ToolCallPart(
@@ -832,52 +1082,62 @@ class ToolCallPartDelta:
         )
 
     def apply(self, part: ModelResponsePart | ToolCallPartDelta) -> ToolCallPart | ToolCallPartDelta:
-        """Apply this delta to a tool call part, or merge it into an earlier delta."""
+        """Return the tool call part with this delta applied, or an earlier delta merged with this one.
+
+        Merging two deltas gives a `ToolCallPart` as soon as the tool name is known.
+        """
         if isinstance(part, ToolCallPart):
-            return ToolCallPart(
-                part.tool_name + (self.tool_name_delta or ''),
-                _merge_args(part.args, self.args_delta),
-                self.tool_call_id or part.tool_call_id,
-                id=part.id,
-                provider_name=self.provider_name or part.provider_name,
-                provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
-            )
+            return self._apply_to_part(part)
         if isinstance(part, ToolCallPartDelta):
-            merged = ToolCallPartDelta(
-                tool_name_delta=_concat(part.tool_name_delta, self.tool_name_delta),
-                args_delta=_merge_args(part.args_delta, self.args_delta),
-                tool_call_id=self.tool_call_id or part.tool_call_id,
-                provider_name=self.provider_name or part.provider_name,
-                provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
-            )
-            return merged.as_part() or merged
-        raise ValueError(f'Can only apply ToolCallPartDeltas to ToolCallParts or ToolCallPartDeltas, not {part}')
+            return self._apply_to_delta(part)
+        raise ValueError(
+            f'Can only apply ToolCallPartDeltas to ToolCallParts, BuiltinToolCallParts, or ToolCallPartDeltas, not {part}'
+        )
+
+    def _apply_to_part(self, part: ToolCallPart) -> ToolCallPart:
+        return replace(
+            part,
+            tool_name=part.tool_name + (self.tool_name_delta or ''),
+            args=self._merged_args(part.args, f'part={part}'),
+            tool_call_id=self.tool_call_id or part.tool_call_id,
+            provider_name=self.provider_name or part.provider_name,
+            provider_details=self._details_onto(part.provider_details),
+        )
+
+    def _apply_to_delta(self, delta: ToolCallPartDelta) -> ToolCallPart | ToolCallPartDelta:
+        tool_name = delta.tool_name_delta
+        if self.tool_name_delta:
+            tool_name = (tool_name or '') + self.tool_name_delta
+        merged = ToolCallPartDelta(
+            tool_name_delta=tool_name,
+            args_delta=self._merged_args(delta.args_delta, f'delta={delta}'),
+            tool_call_id=self.tool_call_id or delta.tool_call_id,
+            provider_name=self.provider_name or delta.provider_name,
+            provider_details=self._details_onto(delta.provider_details),
+        )
+        return merged.as_part() or merged
+
+    def _merged_args(self, args: str | dict[str, Any] | None, target: str) -> str | dict[str, Any] | None:
+        if isinstance(self.args_delta, str):
+            if isinstance(args, dict):
+                raise UnexpectedModelBehavior(
+                    f'Cannot apply JSON deltas to non-JSON tool arguments ({target}, self={self})'
+                )
+            return (args or '') + self.args_delta
+        if isinstance(self.args_delta, dict):
+            if isinstance(args, str):
+                raise UnexpectedModelBehavior(
+                    f'Cannot apply dict deltas to non-dict tool arguments ({target}, self={self})'
+                )
+            return {**(args or {}), **self.args_delta}
+        return args
+
+    def _details_onto(self, details: dict[str, Any] | None) -> dict[str, Any] | None:
+        if not self.provider_details:
+            return details
+        return {**(details or {}), **self.provider_details}
 
     __repr__ = _utils.dataclasses_no_defaults_repr
-
-
-def _concat(a: str | None, b: str | None) -> str | None:
-    if a is None:
-        return b
-    return a + (b or '')
-
-
-def _merge_args(
-    current: str | dict[str, Any] | None, delta: str | dict[str, Any] | None
-) -> str | dict[str, Any] | None:
-    if delta is None:
-        return current
-    if current is None:
-        return delta
-    if isinstance(current, str) and isinstance(delta, str):
-        return current + delta
-    if isinstance(current, dict) and isinstance(delta, dict):
-        return {**current, **delta}
-    raise UnexpectedToolArgs('Cannot apply a JSON string args delta to dict args, or a dict args delta to string args')
-
-
-class UnexpectedToolArgs(ValueError):
-    """A streamed tool call mixed string and dict argument deltas."""
 
 
 ModelResponsePartDelta = Annotated[
@@ -969,6 +1229,12 @@ class FunctionToolCallEvent:
         """The id of the tool call."""
         return self.part.tool_call_id
 
+    @property
+    @deprecated('`call_id` is deprecated, use `tool_call_id` instead.')
+    def call_id(self) -> str:
+        """Deprecated name of `tool_call_id`."""
+        return self.part.tool_call_id
+
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
@@ -997,8 +1263,3 @@ HandleResponseEvent = Annotated[FunctionToolCallEvent | FunctionToolResultEvent,
 
 AgentStreamEvent = Annotated[ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')]
 """Any event of an agent run's event stream."""
-
-
-def tool_return_json(content: Any) -> str:
-    """The compact JSON of a tool return value (used by the fake models' token estimates)."""
-    return _tool_return_ta.dump_json(content).decode()

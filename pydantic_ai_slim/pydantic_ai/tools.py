@@ -8,7 +8,6 @@ from typing import Annotated, Any, Concatenate, Generic, Literal, TypeAlias
 
 import pydantic
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
 from typing_extensions import ParamSpec, TypeVar
 
 from . import _function_schema, _utils
@@ -80,22 +79,17 @@ ToolAgentDepsT = TypeVar('ToolAgentDepsT', default=object, contravariant=True)
 
 
 class GenerateToolJsonSchema(GenerateJsonSchema):
-    """The JSON schema generator for tool parameters: no titles, no extra properties."""
+    """The JSON schema generator for tool parameters: object properties carry no `title`.
 
-    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
-        json_schema = super().typed_dict_schema(schema)
-        if 'additionalProperties' not in json_schema and schema.get('extra_behavior') != 'allow':
-            json_schema['additionalProperties'] = False
-        return json_schema
+    Titles made from field names only repeat the property's key, so they are left out to keep the schema short.
+    Models, dataclasses and enums in `$defs` keep their class titles.
+    """
 
     def _named_required_fields_schema(self, named_required_fields: Any) -> JsonSchemaValue:
         json_schema = super()._named_required_fields_schema(named_required_fields)
         for prop in json_schema.get('properties', {}).values():
             prop.pop('title', None)
         return json_schema
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
 
 
 @dataclass(repr=False, kw_only=True)
@@ -223,7 +217,12 @@ class Tool(Generic[ToolAgentDepsT]):
             is_async=_utils.is_async_callable(function),
         )
         return cls(
-            function, takes_ctx=takes_ctx, name=name, description=description, function_schema=schema, sequential=sequential
+            function,
+            takes_ctx=takes_ctx,
+            name=name,
+            description=description,
+            function_schema=schema,
+            sequential=sequential,
         )
 
     @property
@@ -326,4 +325,3 @@ class DeferredToolResults:
     """Answers to approvals: `True`/`ToolApproved` or `False`/`ToolDenied`."""
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """Metadata by tool call id, given to the approved tool as `ctx.tool_call_metadata`."""
-

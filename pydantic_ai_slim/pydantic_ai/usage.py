@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, BeforeValidator, Field
+from typing_extensions import deprecated
 
 from . import _utils
 from .exceptions import UsageLimitExceeded
 
-__all__ = ('RequestUsage', 'RunUsage', 'Usage', 'UsageLimits')
+__all__ = ('RequestUsage', 'RunUsage', 'Usage', 'UsageBase', 'UsageLimits')
 
+# The token counters shared by request and run usage, in field order.
 _TOKEN_FIELDS = (
     'input_tokens',
     'cache_write_tokens',
@@ -21,15 +23,18 @@ _TOKEN_FIELDS = (
     'cache_audio_read_tokens',
     'output_audio_tokens',
 )
+# The counters OpenTelemetry reports under `gen_ai.usage.details.*` rather than as first-class attributes.
+_OTEL_DETAIL_FIELDS = tuple(name for name in _TOKEN_FIELDS if name not in ('input_tokens', 'output_tokens'))
 
 
 def _empty_details(value: Any) -> Any:
+    # Stored histories may hold `"details": null`; it means the same as no details.
     return value or {}
 
 
 @dataclass(repr=False, kw_only=True)
-class RequestUsage:
-    """The tokens one model request and its response used."""
+class UsageBase:
+    """The token counters common to `RequestUsage` and `RunUsage`."""
 
     input_tokens: Annotated[int, Field(validation_alias=AliasChoices('input_tokens', 'request_tokens'))] = 0
     """Tokens sent to the model."""
@@ -45,13 +50,63 @@ class RequestUsage:
     """Audio input tokens read from the cache."""
     output_audio_tokens: int = 0
     """Audio output tokens."""
-    details: Annotated[dict[str, int], BeforeValidator(_empty_details)] = field(default_factory=dict[str, int])
-    """Provider-specific counts, e.g. reasoning tokens."""
+
+    @property
+    @deprecated('`request_tokens` is deprecated, use `input_tokens` instead')
+    def request_tokens(self) -> int:
+        """Deprecated name of `input_tokens`."""
+        return self.input_tokens
+
+    @property
+    @deprecated('`response_tokens` is deprecated, use `output_tokens` instead')
+    def response_tokens(self) -> int:
+        """Deprecated name of `output_tokens`."""
+        return self.output_tokens
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    def opentelemetry_attributes(self) -> dict[str, int]:
+        """The non-zero counters as OpenTelemetry `gen_ai.usage.*` span attributes."""
+        attributes: dict[str, int] = {}
+        if self.input_tokens:
+            attributes['gen_ai.usage.input_tokens'] = self.input_tokens
+        if self.output_tokens:
+            attributes['gen_ai.usage.output_tokens'] = self.output_tokens
+        details: dict[str, int] = getattr(self, 'details', {})
+        counts = [*details.items(), *((name, getattr(self, name)) for name in _OTEL_DETAIL_FIELDS)]
+        for key, value in counts:
+            if value:
+                attributes[f'gen_ai.usage.details.{key}'] = value
+        return attributes
+
+    def has_values(self) -> bool:
+        """Whether any counter (or detail) is set."""
+        return any(getattr(self, f.name) for f in fields(self))
+
+    def __repr__(self) -> str:
+        # Zero counters and empty details are noise in a usage repr, so only set values are shown.
+        args = ', '.join(f'{f.name}={value!r}' for f in fields(self) if f.repr and (value := getattr(self, f.name)))
+        return f'{type(self).__qualname__}({args})'
+
+
+def _add_into(
+    target: UsageBase, other: UsageBase, target_details: dict[str, int], other_details: dict[str, int]
+) -> None:
+    for name in _TOKEN_FIELDS:
+        setattr(target, name, getattr(target, name) + getattr(other, name))
+    for key, value in other_details.items():
+        target_details[key] = target_details.get(key, 0) + value
+
+
+@dataclass(repr=False, kw_only=True)
+class RequestUsage(UsageBase):
+    """The tokens one model request and its response used."""
+
+    details: Annotated[dict[str, int], BeforeValidator(_empty_details)] = field(default_factory=dict[str, int])
+    """Provider-specific counts, e.g. reasoning tokens."""
 
     @property
     def requests(self) -> int:
@@ -59,29 +114,28 @@ class RequestUsage:
         return 1
 
     def incr(self, incr_usage: RequestUsage) -> None:
-        """Add another usage into this one, in place."""
-        _add_into(self, incr_usage)
+        """Add another request usage into this one, in place."""
+        _add_into(self, incr_usage, self.details, incr_usage.details)
 
     def __add__(self, other: RequestUsage) -> RequestUsage:
+        """The sum of two request usages, as a new object."""
         new = RequestUsage(**{name: getattr(self, name) for name in _TOKEN_FIELDS}, details=dict(self.details))
         new.incr(other)
         return new
 
-    __repr__ = _utils.dataclasses_no_defaults_repr
-
 
 @dataclass(repr=False, kw_only=True)
-class RunUsage:
+class RunUsage(UsageBase):
     """What a whole run used: tokens over all requests, the number of requests and of tool calls."""
 
     input_tokens: int = 0
-    """Tokens sent to the model."""
+    """Tokens sent to the model, over all requests."""
     cache_write_tokens: int = 0
     """Input tokens written to the provider's cache."""
     cache_read_tokens: int = 0
     """Input tokens read from the provider's cache."""
     output_tokens: int = 0
-    """Tokens the model generated."""
+    """Tokens the model generated, over all requests."""
     input_audio_tokens: int = 0
     """Audio input tokens."""
     cache_audio_read_tokens: int = 0
@@ -89,25 +143,21 @@ class RunUsage:
     output_audio_tokens: int = 0
     """Audio output tokens."""
     details: dict[str, int] = field(default_factory=dict[str, int])
-    """Provider-specific counts, summed."""
+    """Provider-specific counts, summed over all requests."""
     requests: int = 0
     """Model requests made."""
     tool_calls: int = 0
     """Function tool calls executed."""
 
-    @property
-    def total_tokens(self) -> int:
-        """Input plus output tokens."""
-        return self.input_tokens + self.output_tokens
-
     def incr(self, incr_usage: RunUsage | RequestUsage) -> None:
-        """Add another usage into this one, in place."""
+        """Add another usage into this one, in place; a run usage also adds its requests and tool calls."""
         if isinstance(incr_usage, RunUsage):
             self.requests += incr_usage.requests
             self.tool_calls += incr_usage.tool_calls
-        _add_into(self, incr_usage)
+        _add_into(self, incr_usage, self.details, incr_usage.details)
 
     def __add__(self, other: RunUsage | RequestUsage) -> RunUsage:
+        """The sum of this usage and another, as a new run usage."""
         new = RunUsage(
             **{name: getattr(self, name) for name in _TOKEN_FIELDS},
             details=dict(self.details),
@@ -117,22 +167,14 @@ class RunUsage:
         new.incr(other)
         return new
 
-    __repr__ = _utils.dataclasses_no_defaults_repr
 
-
-def _add_into(target: RequestUsage | RunUsage, other: RequestUsage | RunUsage) -> None:
-    for name in _TOKEN_FIELDS:
-        setattr(target, name, getattr(target, name) + getattr(other, name))
-    for key, value in other.details.items():
-        target.details[key] = target.details.get(key, 0) + value
-
-
+@deprecated('`Usage` is deprecated, use `RunUsage` instead')
 @dataclass(repr=False, kw_only=True)
 class Usage(RunUsage):
     """Deprecated alias of `RunUsage`, kept for code written against older versions."""
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, init=False, kw_only=True)
 class UsageLimits:
     """Limits on what a run may use; a run that would go past one raises `UsageLimitExceeded`."""
 
@@ -149,6 +191,38 @@ class UsageLimits:
     count_tokens_before_request: bool = False
     """Ask the model to count input tokens before each request (for models that can)."""
 
+    def __init__(
+        self,
+        *,
+        request_limit: int | None = 50,
+        tool_calls_limit: int | None = None,
+        input_tokens_limit: int | None = None,
+        output_tokens_limit: int | None = None,
+        total_tokens_limit: int | None = None,
+        count_tokens_before_request: bool = False,
+        request_tokens_limit: int | None = None,
+        response_tokens_limit: int | None = None,
+    ):
+        self.request_limit = request_limit
+        self.tool_calls_limit = tool_calls_limit
+        # The deprecated names are fallbacks; upstream treats a zero token limit like an unset one.
+        self.input_tokens_limit = input_tokens_limit or request_tokens_limit
+        self.output_tokens_limit = output_tokens_limit or response_tokens_limit
+        self.total_tokens_limit = total_tokens_limit
+        self.count_tokens_before_request = count_tokens_before_request
+
+    @property
+    @deprecated('`request_tokens_limit` is deprecated, use `input_tokens_limit` instead')
+    def request_tokens_limit(self) -> int | None:
+        """Deprecated name of `input_tokens_limit`."""
+        return self.input_tokens_limit
+
+    @property
+    @deprecated('`response_tokens_limit` is deprecated, use `output_tokens_limit` instead')
+    def response_tokens_limit(self) -> int | None:
+        """Deprecated name of `output_tokens_limit`."""
+        return self.output_tokens_limit
+
     def has_token_limits(self) -> bool:
         """Whether any token limit is set."""
         return any(
@@ -156,10 +230,16 @@ class UsageLimits:
         )
 
     def check_before_request(self, usage: RunUsage) -> None:
-        """Raise if the next request would go past the request limit, or tokens are already past theirs."""
+        """Raise if the next request would go past the request limit, or the input or total token limit."""
         if self.request_limit is not None and usage.requests >= self.request_limit:
             raise UsageLimitExceeded(f'The next request would exceed the request_limit of {self.request_limit}')
-        self.check_tokens(usage)
+        checks = (
+            ('input_tokens', self.input_tokens_limit, usage.input_tokens),
+            ('total_tokens', self.total_tokens_limit, usage.total_tokens),
+        )
+        for name, limit, value in checks:
+            if limit is not None and value > limit:
+                raise UsageLimitExceeded(f'The next request would exceed the {name}_limit of {limit} ({name}={value})')
 
     def check_tokens(self, usage: RunUsage) -> None:
         """Raise if the usage is past a token limit."""

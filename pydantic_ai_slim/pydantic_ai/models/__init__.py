@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 from .. import _utils
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelResponse
+from ..profiles import DEFAULT_PROFILE, ModelProfile
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import ToolDefinition
 
@@ -135,6 +136,11 @@ class Model(ABC):
     def system(self) -> str:
         """The provider's name, e.g. `'openai'`."""
         raise NotImplementedError
+
+    @property
+    def profile(self) -> ModelProfile:
+        """What the model supports; the default profile unless a model says more."""
+        return DEFAULT_PROFILE
 
     @property
     def base_url(self) -> str | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self
 
-from typing_extensions import Self
+from pydantic_core import SchemaValidator
 
 from .._run_context import AgentDepsT, RunContext
 from ..tools import ToolDefinition, ToolsPrepareFunc
@@ -44,7 +44,7 @@ class ToolsetTool(Generic[AgentDepsT]):
     """The definition sent to the model."""
     max_retries: int
     """How many retries the tool is allowed."""
-    args_validator: SchemaValidatorProt
+    args_validator: SchemaValidator | SchemaValidatorProt
     """Validates the model's arguments into the dict passed to `call_tool`."""
 
 
@@ -106,7 +106,9 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         """Rebuild the toolset tree with each leaf replaced by `visitor(leaf)`."""
         return visitor(self)
 
-    def filtered(self, filter_func: Callable[[RunContext[AgentDepsT], ToolDefinition], bool]) -> FilteredToolset[AgentDepsT]:
+    def filtered(
+        self, filter_func: Callable[[RunContext[AgentDepsT], ToolDefinition], bool]
+    ) -> FilteredToolset[AgentDepsT]:
         """This toolset, offering only the tools for which `filter_func` returns true."""
         from .filtered import FilteredToolset
 

@@ -1,0 +1,1 @@
+"""Benchmarks of the agent loop's own overhead; run with `make bench`."""

@@ -1,0 +1,554 @@
+"""`Agent`: a model, instructions, tools and an output type, run as a loop of model requests and tool calls."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import inspect
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import FrameType, NoneType
+from typing import Any, Generic, overload
+
+from pydantic.json_schema import GenerateJsonSchema
+from typing_extensions import TypeVar
+
+from .. import _agent_graph, _output, _system_prompt, _utils, models
+from .._agent_graph import CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode
+from .._tool_manager import ToolManager
+from ..exceptions import UserError
+from ..messages import ModelMessage, UserContent
+from ..output import OutputSpec
+from ..run import AgentRun, AgentRunResult
+from ..settings import ModelSettings, merge_model_settings
+from ..tools import (
+    DeferredToolResults,
+    DocstringFormat,
+    GenerateToolJsonSchema,
+    SystemPromptFunc,
+    Tool,
+    ToolFuncContext,
+    ToolFuncEither,
+    ToolFuncPlain,
+    ToolParams,
+    ToolPrepareFunc,
+)
+from ..toolsets.abstract import AbstractToolset
+from ..toolsets.combined import CombinedToolset
+from ..toolsets.function import FunctionToolset
+from ..usage import RunUsage, UsageLimits
+
+__all__ = (
+    'Agent',
+    'AgentRun',
+    'AgentRunResult',
+    'CallToolsNode',
+    'EndStrategy',
+    'ModelRequestNode',
+    'UserPromptNode',
+    'capture_run_messages',
+)
+
+AgentDepsT = TypeVar('AgentDepsT', default=None)
+OutputDataT = TypeVar('OutputDataT', default=str)
+RunOutputDataT = TypeVar('RunOutputDataT')
+
+_captured_messages: ContextVar[list[ModelMessage] | None] = ContextVar('_captured_messages', default=None)
+
+
+@dataclass
+class _Overrides:
+    model: models.Model | None = None
+    deps: Any = _utils.Unset
+    toolsets: Sequence[AbstractToolset[Any]] | None = None
+    tools: Sequence[Tool[Any] | ToolFuncEither[Any, ...]] | None = None
+    instructions: Any = _utils.Unset
+
+
+_NO_OVERRIDES = _Overrides()
+
+
+@dataclass(init=False, repr=False)
+class Agent(Generic[AgentDepsT, OutputDataT]):
+    """An agent: runs a model in a loop, calling tools, until it produces output of the output type.
+
+    Agents are stateless and reusable; each `run` is independent, and `message_history` continues a
+    conversation.
+    """
+
+    name: str | None
+    """The agent's name, inferred from the variable it is assigned to if not given."""
+    end_strategy: EndStrategy
+    """What to do with other tool calls once an output tool gave the final result."""
+    model_settings: ModelSettings | None
+    """Default model settings for the agent's runs."""
+
+    _model: models.Model | None = field(repr=False)
+    _overrides: ContextVar[_Overrides | None] = field(repr=False)
+
+    def __init__(
+        self,
+        model: models.Model | models.KnownModelName | str | None = None,
+        *,
+        output_type: OutputSpec[OutputDataT] = str,
+        instructions: str | SystemPromptFunc[AgentDepsT] | Sequence[str | SystemPromptFunc[AgentDepsT]] | None = None,
+        system_prompt: str | Sequence[str] = (),
+        deps_type: type[AgentDepsT] = NoneType,
+        name: str | None = None,
+        model_settings: ModelSettings | None = None,
+        retries: int = 1,
+        validation_context: Any = None,
+        output_retries: int | None = None,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        prepare_tools: Callable[..., Any] | None = None,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        defer_model_check: bool = False,
+        end_strategy: EndStrategy = 'early',
+        metadata: dict[str, Any] | None = None,
+        tool_timeout: float | None = None,
+    ):
+        """Make an agent.
+
+        Args:
+            model: The model, or a model name such as `'test'`; may instead be given per run.
+            output_type: The type of the output: `str`, a structured type, an output function, a marker such as
+                `ToolOutput`, or a list of these.
+            instructions: Instructions sent with every request (not kept in the message history).
+            system_prompt: Static system prompts, sent at the start of a new conversation.
+            deps_type: The type of the dependencies of the agent's functions (for type checking).
+            name: The agent's name.
+            model_settings: Default model settings.
+            retries: Default number of retries of tools.
+            validation_context: Pydantic validation context for tool arguments and output.
+            output_retries: Number of retries of output validation; defaults to `retries`.
+            tools: Tools, as functions or `Tool`s.
+            prepare_tools: Called each step to change the list of function tool definitions.
+            toolsets: Extra toolsets.
+            defer_model_check: Resolve the model at run time rather than now.
+            end_strategy: What to do with other tool calls once an output tool gave the final result.
+            metadata: Metadata given to runs as `ctx.metadata`.
+            tool_timeout: Default timeout of tool calls, in seconds.
+        """
+        self._model = None if model is None or defer_model_check else models.infer_model(model)
+        self._model_spec = model
+        self.name = name
+        self.end_strategy = end_strategy
+        self.model_settings = model_settings
+        self._output_type = output_type
+        self._output_schema: _output.OutputSchema[OutputDataT] = _output.OutputSchema[OutputDataT].build(output_type)
+        self._output_validators: list[_output.OutputValidator[AgentDepsT, OutputDataT]] = []
+        self._deps_type = deps_type
+        self._instructions: list[str | _system_prompt.SystemPromptRunner[AgentDepsT]] = _instruction_items(instructions)
+        self._system_prompts = (system_prompt,) if isinstance(system_prompt, str) else tuple(system_prompt)
+        self._system_prompt_functions: list[_system_prompt.SystemPromptRunner[AgentDepsT]] = []
+        self._system_prompt_dynamic_functions: dict[str, _system_prompt.SystemPromptRunner[AgentDepsT]] = {}
+        self._max_result_retries = output_retries if output_retries is not None else retries
+        self._max_tool_retries = retries
+        self._validation_context = validation_context
+        self._metadata = metadata
+        self._function_toolset = FunctionToolset[AgentDepsT](tools, max_retries=retries, timeout=tool_timeout)
+        self._prepare_tools = prepare_tools
+        self._user_toolsets: list[AbstractToolset[AgentDepsT]] = list(toolsets or [])
+        self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
+
+    def __repr__(self) -> str:
+        return (
+            f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
+            f'model_settings={self.model_settings!r}, output_type={self._output_type!r}, instrument=None)'
+        )
+
+    @property
+    def model(self) -> models.Model | models.KnownModelName | str | None:
+        """The agent's default model, as given."""
+        return self._model if self._model is not None else self._model_spec
+
+    @property
+    def output_type(self) -> OutputSpec[OutputDataT]:
+        """The output type given to the agent."""
+        return self._output_type
+
+    @property
+    def deps_type(self) -> type:
+        """The type of the dependencies."""
+        return self._deps_type
+
+    @property
+    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
+        """The agent's toolsets: its function toolset first, then the toolsets it was given."""
+        return [self._function_toolset, *self._user_toolsets]
+
+    # Decorators.
+
+    @overload
+    def tool(self, func: ToolFuncContext[AgentDepsT, ToolParams], /) -> ToolFuncContext[AgentDepsT, ToolParams]: ...
+
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+        strict: bool | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Callable[[ToolFuncContext[AgentDepsT, ToolParams]], ToolFuncContext[AgentDepsT, ToolParams]]: ...
+
+    def tool(self, func: Any = None, /, **kwargs: Any) -> Any:
+        """Register a tool whose first parameter is the `RunContext`; bare or with arguments."""
+        return self._register_tool(func, True, kwargs)
+
+    @overload
+    def tool_plain(self, func: ToolFuncPlain[ToolParams], /) -> ToolFuncPlain[ToolParams]: ...
+
+    @overload
+    def tool_plain(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+        strict: bool | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Callable[[ToolFuncPlain[ToolParams]], ToolFuncPlain[ToolParams]]: ...
+
+    def tool_plain(self, func: Any = None, /, **kwargs: Any) -> Any:
+        """Register a tool that does not take the `RunContext`; bare or with arguments."""
+        return self._register_tool(func, False, kwargs)
+
+    def _register_tool(self, func: Any, takes_ctx: bool, kwargs: dict[str, Any]) -> Any:
+        def register(func_: Any) -> Any:
+            self._function_toolset.add_function(func_, takes_ctx, **kwargs)
+            return func_
+
+        return register if func is None else register(func)
+
+    @overload
+    def system_prompt(self, func: SystemPromptFunc[AgentDepsT], /) -> SystemPromptFunc[AgentDepsT]: ...
+
+    @overload
+    def system_prompt(
+        self, /, *, dynamic: bool = False
+    ) -> Callable[[SystemPromptFunc[AgentDepsT]], SystemPromptFunc[AgentDepsT]]: ...
+
+    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
+        """Register a function that makes a system prompt; `dynamic=True` re-evaluates it on later runs."""
+
+        def register(func_: Any) -> Any:
+            runner = _system_prompt.SystemPromptRunner[AgentDepsT](func_, dynamic=dynamic)
+            self._system_prompt_functions.append(runner)
+            if dynamic:
+                self._system_prompt_dynamic_functions[func_.__qualname__] = runner
+            return func_
+
+        return register if func is None else register(func)
+
+    @overload
+    def instructions(self, func: SystemPromptFunc[AgentDepsT], /) -> SystemPromptFunc[AgentDepsT]: ...
+
+    @overload
+    def instructions(self, /) -> Callable[[SystemPromptFunc[AgentDepsT]], SystemPromptFunc[AgentDepsT]]: ...
+
+    def instructions(self, func: Any = None, /) -> Any:
+        """Register a function that makes instructions, evaluated before every request."""
+
+        def register(func_: Any) -> Any:
+            self._instructions.append(_system_prompt.SystemPromptRunner[AgentDepsT](func_))
+            return func_
+
+        return register if func is None else register(func)
+
+    def output_validator(self, func: Callable[..., Any], /) -> Callable[..., Any]:
+        """Register a function that validates (and may change) the output; it may raise `ModelRetry`."""
+        self._output_validators.append(_output.OutputValidator[AgentDepsT, OutputDataT](func))
+        return func
+
+    # Running.
+
+    @overload
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """Run the agent to completion and return its result."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            async for _ in agent_run:
+                pass
+        result = agent_run.result
+        assert result is not None, 'the graph run ended without a result'
+        return result
+
+    @overload
+    def run_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """Run the agent to completion without an event loop in the caller (one is kept per thread)."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return _run_sync(self.run(user_prompt, infer_name=False, **kwargs))
+
+    @asynccontextmanager
+    async def iter(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[Any] | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: Any = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
+        """Start a run and yield it for node-by-node iteration (`async for node in run`, or `run.next(node)`)."""
+        if infer_name:
+            self._infer_name(inspect.currentframe())
+        overrides = (self._overrides.get() or _NO_OVERRIDES)
+        run_model = self._resolve_model(model, overrides)
+        output_schema = self._output_schema if output_type is None else _output.OutputSchema[Any].build(output_type)
+        if output_type is not None and self._output_validators:
+            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
+        toolset = self._run_toolset(toolsets, overrides, output_schema)
+        history: list[ModelMessage] = _captured_messages.get() or []
+        if history:
+            history = []  # Only the first run inside `capture_run_messages` is captured.
+        history.extend(message_history or [])
+        state = _agent_graph.GraphAgentState(message_history=history, usage=usage if usage is not None else RunUsage())
+        run_instructions = self._run_instructions(instructions, overrides)
+        graph_deps = _agent_graph.GraphAgentDeps[AgentDepsT, Any](
+            user_deps=deps if not _utils.is_set(overrides.deps) else overrides.deps,
+            prompt=user_prompt,
+            new_message_index=len(state.message_history),
+            model=run_model,
+            model_settings=merge_model_settings(self.model_settings, model_settings),
+            usage_limits=usage_limits or UsageLimits(),
+            max_result_retries=self._max_result_retries,
+            end_strategy=self.end_strategy,
+            output_schema=output_schema,
+            output_validators=list(self._output_validators),
+            tool_manager=ToolManager[AgentDepsT](toolset),
+            instructions=run_instructions,
+            validation_context=self._validation_context,
+            metadata=metadata if metadata is not None else self._metadata,
+        )
+        start = UserPromptNode[AgentDepsT, Any](
+            user_prompt,
+            deferred_tool_results=deferred_tool_results,
+            system_prompts=self._system_prompts,
+            system_prompt_functions=self._system_prompt_functions,
+            system_prompt_dynamic_functions=self._system_prompt_dynamic_functions,
+        )
+        graph = _agent_graph.build_agent_graph(self.name)
+        async with toolset:
+            async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                yield AgentRun(graph_run)
+
+    def _resolve_model(self, model: models.Model | str | None, overrides: _Overrides) -> models.Model:
+        if overrides.model is not None:
+            return overrides.model
+        if model is not None:
+            return models.infer_model(model)
+        if self._model is not None:
+            return self._model
+        if self._model_spec is not None:
+            return models.infer_model(self._model_spec)
+        raise UserError('`model` must either be set on the agent or included when calling it.')
+
+    def _run_toolset(
+        self,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None,
+        overrides: _Overrides,
+        output_schema: _output.OutputSchema[Any],
+    ) -> AbstractToolset[AgentDepsT]:
+        function_toolset: AbstractToolset[AgentDepsT] = self._function_toolset
+        if overrides.tools is not None:
+            function_toolset = FunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
+        user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
+        parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
+        combined: AbstractToolset[AgentDepsT] = CombinedToolset[AgentDepsT](parts)
+        if self._prepare_tools is not None:
+            combined = combined.prepared(self._prepare_tools)
+        if output_schema.toolset is not None:
+            combined = CombinedToolset[AgentDepsT]([output_schema.toolset, combined])
+        return combined
+
+    def _run_instructions(
+        self, instructions: Any, overrides: _Overrides
+    ) -> list[str | _system_prompt.SystemPromptRunner[AgentDepsT]]:
+        base = (
+            _instruction_items(overrides.instructions) if _utils.is_set(overrides.instructions) else self._instructions
+        )
+        return [*base, *_instruction_items(instructions)]
+
+    def _infer_name(self, frame: FrameType | None) -> None:
+        """Name the agent after the variable that holds it in the calling scope, if it has no name."""
+        if self.name is not None or frame is None or frame.f_back is None:
+            return
+        caller = frame.f_back
+        for scope in (caller.f_locals, caller.f_globals):
+            for name, value in scope.items():
+                if value is self:
+                    self.name = name
+                    return
+
+    @contextmanager
+    def override(
+        self,
+        *,
+        deps: Any = _utils.Unset,
+        model: models.Model | models.KnownModelName | str | None = None,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = None,
+        instructions: Any = _utils.Unset,
+    ) -> Iterator[None]:
+        """Within the block, runs of this agent use these deps, model, toolsets, tools or instructions (for tests)."""
+        current = (self._overrides.get() or _NO_OVERRIDES)
+        new = _Overrides(
+            model=models.infer_model(model) if model is not None else current.model,
+            deps=deps if _utils.is_set(deps) else current.deps,
+            toolsets=toolsets if toolsets is not None else current.toolsets,
+            tools=tools if tools is not None else current.tools,
+            instructions=instructions if _utils.is_set(instructions) else current.instructions,
+        )
+        token = self._overrides.set(new)
+        try:
+            yield
+        finally:
+            self._overrides.reset(token)
+
+    async def __aenter__(self) -> Agent[AgentDepsT, OutputDataT]:
+        """Enter the agent's toolsets, so they stay open across runs."""
+        await CombinedToolset[AgentDepsT](self.toolsets).__aenter__()
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        """Leave the agent's toolsets."""
+        return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
+
+
+def _instruction_items(instructions: Any) -> list[str | _system_prompt.SystemPromptRunner[Any]]:
+    if instructions is None:
+        return []
+    items: Sequence[Any] = [instructions] if isinstance(instructions, str) or callable(instructions) else instructions
+    return [item if isinstance(item, str) else _system_prompt.SystemPromptRunner[Any](item) for item in items]
+
+
+@contextmanager
+def capture_run_messages() -> Iterator[list[ModelMessage]]:
+    """Capture the messages of the first run started inside the block, even if it fails (for debugging).
+
+    The list is the run's own message history, so it fills as the run goes.
+    """
+    messages: list[ModelMessage] = []
+    token = _captured_messages.set(messages)
+    try:
+        yield messages
+    finally:
+        _captured_messages.reset(token)
+
+
+_thread_loops = threading.local()
+
+
+def _run_sync(coro: Any) -> Any:
+    """Run a coroutine on this thread's event loop, made on first use and closed at exit."""
+    runner: asyncio.Runner | None = getattr(_thread_loops, 'runner', None)
+    if runner is None:
+        runner = asyncio.Runner()
+        _thread_loops.runner = runner
+        atexit.register(runner.close)
+    return runner.run(coro)

@@ -1,0 +1,145 @@
+"""`AgentRun` (a run driven node by node) and `AgentRunResult` (a finished run)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any, Generic
+
+from pydantic_graph import End, GraphRun
+from typing_extensions import TypeVar
+
+from . import _agent_graph
+from .messages import ModelMessage, ModelMessagesTypeAdapter
+from .result import FinalResult
+from .usage import RunUsage
+
+__all__ = ('AgentRun', 'AgentRunResult')
+
+AgentDepsT = TypeVar('AgentDepsT', default=None)
+OutputDataT = TypeVar('OutputDataT', default=str)
+
+
+@dataclasses.dataclass(repr=False)
+class AgentRun(Generic[AgentDepsT, OutputDataT]):
+    """A run in progress: iterate over it (`async for node in run`) or drive it with `next(node)`."""
+
+    _graph_run: GraphRun[
+        _agent_graph.GraphAgentState, _agent_graph.GraphAgentDeps[AgentDepsT, Any], FinalResult[OutputDataT]
+    ]
+
+    @property
+    def ctx(self) -> Any:
+        """The graph run context: `ctx.state` and `ctx.deps` of the run."""
+        from pydantic_graph import GraphRunContext
+
+        return GraphRunContext(self._graph_run.state, self._graph_run.deps)
+
+    @property
+    def next_node(self) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
+        """The node that runs next, or `End` when the run is over."""
+        return self._graph_run.next_node  # pyright: ignore[reportReturnType] -- the graph only holds agent nodes
+
+    @property
+    def result(self) -> AgentRunResult[OutputDataT] | None:
+        """The result once the run is over, else `None`."""
+        graph_result = self._graph_run.result
+        if graph_result is None:
+            return None
+        return AgentRunResult(
+            graph_result.output.output,
+            graph_result.output.tool_name,
+            self._graph_run.state,
+            self._graph_run.deps.new_message_index,
+        )
+
+    def __aiter__(
+        self,
+    ) -> AsyncIterator[_agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]]:
+        return self
+
+    async def __anext__(self) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
+        """Run the next node and return the node after it."""
+        node = await self._graph_run.__anext__()
+        return node  # pyright: ignore[reportReturnType] -- the graph only holds agent nodes
+
+    async def next(
+        self, node: _agent_graph.AgentNode[AgentDepsT, OutputDataT]
+    ) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
+        """Run `node` (possibly one you changed or made) and return the node after it."""
+        return await self._graph_run.next(node)  # pyright: ignore[reportReturnType] -- only agent nodes
+
+    def all_messages(self) -> list[ModelMessage]:
+        """Every message of the conversation so far."""
+        return self._graph_run.state.message_history
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages of this run so far."""
+        return self.all_messages()[self._graph_run.deps.new_message_index :]
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
+
+    def usage(self) -> RunUsage:
+        """What the run has used so far."""
+        return self._graph_run.state.usage
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._graph_run.state.run_id
+
+    def __repr__(self) -> str:
+        result = self._graph_run.result
+        result_repr = '<run not finished>' if result is None else repr(result.output)
+        return f'<{type(self).__name__} result={result_repr} usage={self.usage()}>'
+
+
+@dataclasses.dataclass
+class AgentRunResult(Generic[OutputDataT]):
+    """The result of a finished run: its output, messages and usage."""
+
+    output: OutputDataT
+    """The output of the run."""
+    _output_tool_name: str | None = dataclasses.field(default=None, repr=False)
+    _state: _agent_graph.GraphAgentState = dataclasses.field(default_factory=_agent_graph.GraphAgentState, repr=False)
+    _new_message_index: int = dataclasses.field(default=0, repr=False)
+
+    def all_messages(self) -> list[ModelMessage]:
+        """Every message of the conversation, including the history the run started from."""
+        return self._state.message_history
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON, e.g. to store and later pass back as `message_history`."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages made by this run."""
+        return self.all_messages()[self._new_message_index :]
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
+
+    def usage(self) -> RunUsage:
+        """What the run used."""
+        return self._state.usage
+
+    def timestamp(self) -> Any:
+        """When the last response was received."""
+        from .messages import ModelResponse
+
+        for message in reversed(self.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message.timestamp
+        raise AssertionError('a finished run has a response')  # pragma: no cover
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._state.run_id
