@@ -5,7 +5,6 @@ import inspect
 import pytest
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter, ValidationError
-
 from pydantic_ai.exceptions import (
     AgentRunError,
     ApprovalRequired,
@@ -104,7 +103,9 @@ def test_model_api_errors():
 
     http_error = ModelHTTPError(429, 'gpt-x', {'error': 'rate'})
     assert str(http_error) == snapshot("status_code: 429, model_name: gpt-x, body: {'error': 'rate'}")
-    assert repr(http_error) == snapshot('ModelHTTPError("status_code: 429, model_name: gpt-x, body: {\'error\': \'rate\'}")')
+    assert repr(http_error) == snapshot(
+        "ModelHTTPError(\"status_code: 429, model_name: gpt-x, body: {'error': 'rate'}\")"
+    )
     assert (http_error.status_code, http_error.model_name, http_error.body) == (429, 'gpt-x', {'error': 'rate'})
     assert str(ModelHTTPError(500, 'gpt-x')) == 'status_code: 500, model_name: gpt-x, body: None'
     assert isinstance(http_error, ModelAPIError)

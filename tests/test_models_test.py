@@ -36,11 +36,15 @@ def obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[s
     return schema
 
 
-ADD = ToolDefinition(name='add', parameters_json_schema=obj({'a': {'type': 'integer'}, 'b': {'type': 'integer'}}, ['a', 'b']))
+ADD = ToolDefinition(
+    name='add', parameters_json_schema=obj({'a': {'type': 'integer'}, 'b': {'type': 'integer'}}, ['a', 'b'])
+)
 ECHO = ToolDefinition(name='echo', parameters_json_schema=obj({'text': {'type': 'string'}}, ['text']))
 NO_ARGS = ToolDefinition(name='no_args')
 FINAL = ToolDefinition(name='final_result', kind='output', parameters_json_schema=obj({'r': {'type': 'string'}}, ['r']))
-FINAL_B = ToolDefinition(name='final_result_b', kind='output', parameters_json_schema=obj({'r': {'type': 'integer'}}, ['r']))
+FINAL_B = ToolDefinition(
+    name='final_result_b', kind='output', parameters_json_schema=obj({'r': {'type': 'integer'}}, ['r'])
+)
 FINAL_WRAPPED = ToolDefinition(
     name='final_result',
     kind='output',
@@ -109,8 +113,9 @@ async def test_call_tools_chooses_tools_in_the_given_order():
     )
 
 
-async def test_call_tools_empty_answers_at_once():
-    response = await TestModel(call_tools=[]).request([PROMPT], None, TEXT_PARAMS)
+@pytest.mark.parametrize('messages', [pytest.param([PROMPT], id='prompt'), pytest.param([], id='no messages')])
+async def test_call_tools_empty_answers_at_once(messages: list[ModelMessage]):
+    response = await TestModel(call_tools=[]).request(messages, None, TEXT_PARAMS)
     assert response.parts == snapshot([TextPart('success (no tool calls)')])
 
 
@@ -283,9 +288,7 @@ async def test_output_tool_retry_with_custom_args():
         pytest.param([], RetryPromptPart('bad', tool_name='add'), id='tool not called by this model'),
     ],
 )
-async def test_retries_for_no_known_tool_give_an_empty_response(
-    call_tools: list[str] | str, retry: RetryPromptPart
-):
+async def test_retries_for_no_known_tool_give_an_empty_response(call_tools: list[str] | str, retry: RetryPromptPart):
     model = TestModel(call_tools=[] if call_tools != 'all' else 'all')
     response = await model.request(after_calls(retry), None, TEXT_PARAMS)
     assert response.parts == []
@@ -371,18 +374,20 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
             [{'f': 1.0}, {'f': 2.0}, {'f': 8.0}, {'f': 2.0}],
             id='number range',
         ),
-        pytest.param(
-            field({'enum': ['x', 'y', 'z']}), [{'f': 'x'}, {'f': 'y'}, {'f': 'y'}, {'f': 'y'}], id='enum'
-        ),
+        pytest.param(field({'enum': ['x', 'y', 'z']}), [{'f': 'x'}, {'f': 'y'}, {'f': 'y'}, {'f': 'y'}], id='enum'),
         pytest.param(field({'const': 'k', 'enum': ['x']}), [{'f': 'k'}] * 4, id='const'),
-        pytest.param(field({'const': 0, 'type': 'string'}), [{'f': 'a'}, {'f': 'b'}, {'f': 'h'}, {'f': 'ag'}], id='falsy const'),
+        pytest.param(
+            field({'const': 0, 'type': 'string'}), [{'f': 'a'}, {'f': 'b'}, {'f': 'h'}, {'f': 'ag'}], id='falsy const'
+        ),
         pytest.param(
             field({'anyOf': [{'type': 'integer'}, {'type': 'string'}]}),
             [{'f': 0}, {'f': 'b'}, {'f': 'h'}, {'f': 100}],
             id='anyOf',
         ),
         pytest.param(
-            field({'type': 'array', 'items': {'type': 'integer'}}), [{'f': [0]}, {'f': [1]}, {'f': [7]}, {'f': [100]}], id='array'
+            field({'type': 'array', 'items': {'type': 'integer'}}),
+            [{'f': [0]}, {'f': [1]}, {'f': [7]}, {'f': [100]}],
+            id='array',
         ),
         pytest.param(field({'type': 'array'}), [{'f': []}] * 4, id='array without items'),
         pytest.param(
@@ -391,10 +396,18 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
             id='array min items',
         ),
         pytest.param(
-            field({'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 0}), [{'f': []}] * 4, id='array max items 0'
+            field({'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 0}),
+            [{'f': []}] * 4,
+            id='array max items 0',
         ),
         pytest.param(
-            field({'type': 'array', 'prefixItems': [{'type': 'integer'}, {'type': 'string'}], 'items': {'type': 'boolean'}}),
+            field(
+                {
+                    'type': 'array',
+                    'prefixItems': [{'type': 'integer'}, {'type': 'string'}],
+                    'items': {'type': 'boolean'},
+                }
+            ),
             [{'f': [0, 'a', False]}, {'f': [1, 'b', True]}, {'f': [7, 'h', True]}, {'f': [100, 'ag', False]}],
             id='array prefix items',
         ),
@@ -415,8 +428,14 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
         ),
         pytest.param(
             obj({'additionalProperty': {'type': 'integer'}}, ['additionalProperty']) | {'additionalProperties': True},
-            [{'additionalProperty': 0, 'additionalProperty_': 'a'}, {'additionalProperty': 1, 'additionalProperty_': 'b'}]
-            + [{'additionalProperty': 7, 'additionalProperty_': 'h'}, {'additionalProperty': 100, 'additionalProperty_': 'ag'}],
+            [
+                {'additionalProperty': 0, 'additionalProperty_': 'a'},
+                {'additionalProperty': 1, 'additionalProperty_': 'b'},
+            ]
+            + [
+                {'additionalProperty': 7, 'additionalProperty_': 'h'},
+                {'additionalProperty': 100, 'additionalProperty_': 'ag'},
+            ],
             id='additional property name clash',
         ),
         pytest.param(

@@ -5,7 +5,6 @@ from dataclasses import fields
 import pytest
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter, ValidationError
-
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.usage import RequestUsage, RunUsage, Usage, UsageLimits
 
@@ -198,7 +197,9 @@ def test_check_before_request():
 def test_check_tokens():
     UsageLimits(input_tokens_limit=10).check_tokens(RunUsage(input_tokens=10))
     with pytest.raises(UsageLimitExceeded, match=r'^Exceeded the input_tokens_limit of 10 \(input_tokens=51\)$'):
-        UsageLimits(input_tokens_limit=10, output_tokens_limit=1).check_tokens(RunUsage(input_tokens=51, output_tokens=5))
+        UsageLimits(input_tokens_limit=10, output_tokens_limit=1).check_tokens(
+            RunUsage(input_tokens=51, output_tokens=5)
+        )
     with pytest.raises(UsageLimitExceeded, match=r'^Exceeded the output_tokens_limit of 1 \(output_tokens=5\)$'):
         UsageLimits(output_tokens_limit=1, total_tokens_limit=1).check_tokens(RunUsage(output_tokens=5))
     with pytest.raises(UsageLimitExceeded, match=r'^Exceeded the total_tokens_limit of 0 \(total_tokens=5\)$'):

@@ -320,18 +320,20 @@ class OutputSchema(Generic[OutputDataT]):
         return params
 
     def instructions(self, model: Model) -> str | None:
-        """The schema instructions a model adds to its own instructions for prompted (or native) output.
+        """Instructions to add to a request's `instructions` for the output: none.
 
-        They are what `ModelRequestParameters.prompted_output_instructions` gives, and are not part of the `ModelRequest` messages: a model appends them when it builds its request.
+        The schema instructions of prompted output (and of native output on models that need the schema repeated)
+        are not part of the messages: the model adds them when it builds its request, from the
+        `prompted_output_template` and `output_object` of `request_parameters` (see
+        `prompted_output_instructions`). So `ModelRequest.instructions` holds only the agent's own instructions.
         """
-        params = self.request_parameters(model)
-        template, object_def = params['prompted_output_template'], params['output_object']
-        if template and object_def is not None:
-            return prompted_output_instructions(template, object_def)
         return None
 
     def max_retries_for(self, tool_name: str) -> int | None:
-        """The `max_retries` given with `ToolOutput` for an output tool, if any."""
+        """The `max_retries` given with `ToolOutput` for an output tool, if any.
+
+        Upstream does not enforce it: the agent's output retries limit every output tool.
+        """
         tool = self._tools.get(tool_name)
         return tool.max_retries if tool is not None else None
 
@@ -401,7 +403,7 @@ class OutputToolset(AbstractToolset[Any]):
     """
 
     max_retries: int
-    """How many retries an output tool is allowed when its `ToolOutput` does not say."""
+    """How many retries the output tools are allowed: the agent's output retries."""
 
     def __init__(self, schema: OutputSchema[Any], *, max_retries: int = 1):
         """Make the toolset of `schema`'s output tools."""
@@ -414,7 +416,8 @@ class OutputToolset(AbstractToolset[Any]):
             tool.tool_def.name: ToolsetTool(
                 toolset=self,
                 tool_def=tool.tool_def,
-                max_retries=self.max_retries if tool.max_retries is None else tool.max_retries,
+                # Upstream limits output tools by the agent's output retries whatever `ToolOutput.max_retries` says.
+                max_retries=self.max_retries,
                 args_validator=tool.output.validator,
             )
             for tool in self._schema.output_tools(ctx.model.profile)

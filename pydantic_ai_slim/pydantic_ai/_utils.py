@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import MISSING, fields, is_dataclass
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
@@ -50,10 +50,10 @@ def dataclasses_no_defaults_repr(self: Any) -> str:
 def is_async_callable(obj: Any) -> bool:
     """Whether calling `obj` returns an awaitable coroutine (functions, partials and callable objects)."""
     while isinstance(obj, functools.partial):
-        obj = obj.func  # pyright: ignore[reportUnknownMemberType] -- partial's func is untyped here
+        obj = obj.func
     if inspect.iscoroutinefunction(obj):
         return True
-    return callable(obj) and not inspect.isroutine(obj) and inspect.iscoroutinefunction(type(obj).__call__)  # pyright: ignore[reportUnknownMemberType,reportUnknownArgumentType] -- any callable object
+    return callable(obj) and not inspect.isroutine(obj) and inspect.iscoroutinefunction(type(obj).__call__)
 
 
 async def run_in_executor(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -61,11 +61,11 @@ async def run_in_executor(func: Callable[P, R], *args: P.args, **kwargs: P.kwarg
     return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
 
 
-async def call_maybe_async(func: Callable[P, Awaitable[R] | R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Await `func` if it is async, else run it in a worker thread."""
+async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:
+    """Await `func(*args)` if it is async, else run it in a worker thread."""
     if is_async_callable(func):
-        return await func(*args, **kwargs)  # pyright: ignore[reportReturnType,reportGeneralTypeIssues] -- narrowed above
-    return await run_in_executor(func, *args, **kwargs)  # pyright: ignore[reportReturnType] -- sync branch
+        return await func(*args)
+    return await run_in_executor(func, *args)
 
 
 def is_set(value: Any) -> TypeGuard[Any]:

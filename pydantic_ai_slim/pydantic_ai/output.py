@@ -72,7 +72,7 @@ class ToolOutput(Generic[OutputDataT]):
     description: str | None
     """The tool's description; the type's docstring is appended to it."""
     max_retries: int | None
-    """How many times the model may retry this tool; by default the agent's output retries."""
+    """Kept for compatibility: as upstream, output tools are limited by the agent's `output_retries`."""
     strict: bool | None
     """Whether to ask the model for strict schema adherence, where supported."""
 

@@ -33,7 +33,7 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
         """The graph run context: `ctx.state` and `ctx.deps` of the run."""
         from pydantic_graph import GraphRunContext
 
-        return GraphRunContext(self._graph_run.state, self._graph_run.deps)
+        return GraphRunContext(state=self._graph_run.state, deps=self._graph_run.deps)
 
     @property
     def next_node(self) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:

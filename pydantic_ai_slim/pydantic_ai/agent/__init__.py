@@ -434,7 +434,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         )
         graph = _agent_graph.build_agent_graph(self.name)
         async with toolset:
-            async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+            # pydantic-graph types its `span` parameter with logfire's partly unknown span type.
+            graph_iter = graph.iter  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
+            async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
                 yield AgentRun(graph_run)
 
     def _resolve_model(self, model: models.Model | str | None, overrides: _Overrides) -> models.Model:

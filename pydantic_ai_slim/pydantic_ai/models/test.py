@@ -136,8 +136,10 @@ class TestModel(Model):
         if messages:
             last = messages[-1]
             assert isinstance(last, ModelRequest), 'Expected last message to be a `ModelRequest`.'
-            retried = {part.tool_name for part in last.parts if isinstance(part, RetryPromptPart)}
-            if any(isinstance(part, RetryPromptPart) for part in last.parts):
+            # A request holding retry prompts is only ever answered with the retried calls, even none.
+            retries = [part for part in last.parts if isinstance(part, RetryPromptPart)]
+            if retries:
+                retried = {part.tool_name for part in retries}
                 return self._retry_calls(retried, tools_to_call, output, params)
         if isinstance(output, _TextOutput):
             return [TextPart(output.text if output.text is not None else _tool_results_text(messages))]

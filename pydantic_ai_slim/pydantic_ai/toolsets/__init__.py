@@ -4,7 +4,7 @@ from ._dynamic import ToolsetFunc
 from .abstract import AbstractToolset, ToolsetTool
 from .approval_required import ApprovalRequiredToolset
 from .combined import CombinedToolset
-from .external import DeferredToolset, ExternalToolset
+from .external import DeferredToolset, ExternalToolset  # pyright: ignore[reportDeprecated] -- re-exported for old code
 from .filtered import FilteredToolset
 from .function import FunctionToolset
 from .prefixed import PrefixedToolset
