@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from dirty_equals import IsNow
@@ -39,6 +40,8 @@ from pydantic_ai.usage import RequestUsage
 pytestmark = pytest.mark.anyio
 
 PROMPT = ModelRequest(parts=[UserPromptPart('hello world')])
+# Typed `Any` so it can stand in for the timestamp it matches inside message constructors.
+IS_NOW: Any = IsNow(tz=UTC)
 
 
 class Recorder:
@@ -129,7 +132,7 @@ async def test_sync_function_gets_messages_and_agent_info_in_a_worker_thread():
             parts=[TextPart('a b c')],
             usage=RequestUsage(input_tokens=52, output_tokens=3),
             model_name='function:recorder:',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
     assert recorder.info == AgentInfo(
@@ -140,7 +143,7 @@ async def test_sync_function_gets_messages_and_agent_info_in_a_worker_thread():
         model_request_parameters=params,
         instructions='Be brief.',
     )
-    assert recorder.info.model_request_parameters is params
+    assert recorder.info is not None and recorder.info.model_request_parameters is params
     assert recorder.messages is messages
     assert recorder.thread != threading.get_ident()
 
@@ -158,7 +161,7 @@ async def test_async_function_runs_on_the_event_loop():
             parts=[ToolCallPart('add', {'a': 1}, tool_call_id='call-1')],
             usage=RequestUsage(input_tokens=52, output_tokens=4),
             model_name='function:answer:',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
     assert thread == [threading.get_ident()]
@@ -170,7 +173,7 @@ async def test_response_fields_and_usage_are_kept():
             parts=[TextPart('hi')],
             usage=RequestUsage(cache_read_tokens=3),
             model_name='ignored',
-            timestamp=datetime(2020, 1, 1, tzinfo=timezone.utc),
+            timestamp=datetime(2020, 1, 1, tzinfo=UTC),
             provider_name='provider',
             finish_reason='stop',
         )
@@ -181,7 +184,7 @@ async def test_response_fields_and_usage_are_kept():
             parts=[TextPart('hi')],
             usage=RequestUsage(cache_read_tokens=3),
             model_name='function:answer:',
-            timestamp=datetime(2020, 1, 1, tzinfo=timezone.utc),
+            timestamp=datetime(2020, 1, 1, tzinfo=UTC),
             provider_name='provider',
             finish_reason='stop',
         )

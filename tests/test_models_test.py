@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from datetime import timezone
+import re
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -26,7 +27,9 @@ from pydantic_ai.usage import RequestUsage
 
 pytestmark = pytest.mark.anyio
 
-FRESH_ID = IsStr(regex=r'pyd_ai_[0-9a-f]{32}')
+# Typed `Any` so they can stand in for the values they match inside message constructors.
+IS_NOW: Any = IsNow(tz=UTC)
+FRESH_ID: Any = IsStr(regex=r'pyd_ai_[0-9a-f]{32}')
 
 
 def obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -96,7 +99,7 @@ async def test_first_request_calls_every_function_tool():
             ],
             usage=RequestUsage(input_tokens=52, output_tokens=13),
             model_name='test',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
     assert (response.provider_name, response.finish_reason) == (None, None)
@@ -148,7 +151,7 @@ async def test_answer_is_json_of_all_tool_returns():
             parts=[TextPart('{"add":{"sum":[3,null]},"echo":"x y"}')],
             usage=RequestUsage(input_tokens=61, output_tokens=22),
             model_name='test',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
 
@@ -177,7 +180,7 @@ async def test_output_tool_with_generated_args():
             parts=[ToolCallPart('final_result', {'r': 'a'}, tool_call_id='pyd_ai_tool_call_id__final_result')],
             usage=RequestUsage(input_tokens=53, output_tokens=11),
             model_name='test',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
 
@@ -251,7 +254,7 @@ async def test_function_tool_retry_calls_the_tool_again_with_fresh_ids():
             parts=[ToolCallPart('add', {'a': 0, 'b': 0}, tool_call_id=FRESH_ID)],
             usage=RequestUsage(input_tokens=70, output_tokens=12),
             model_name='test',
-            timestamp=IsNow(tz=timezone.utc),
+            timestamp=IS_NOW,
         )
     )
 
@@ -281,15 +284,16 @@ async def test_output_tool_retry_with_custom_args():
 
 
 @pytest.mark.parametrize(
-    ('call_tools', 'retry'),
+    ('model', 'retry'),
     [
-        pytest.param('all', RetryPromptPart('Fix the text.'), id='output validation retry'),
-        pytest.param('all', RetryPromptPart('Unknown tool name', tool_name='missing'), id='unknown tool'),
-        pytest.param([], RetryPromptPart('bad', tool_name='add'), id='tool not called by this model'),
+        pytest.param(TestModel(), RetryPromptPart('Fix the text.'), id='output validation retry'),
+        pytest.param(TestModel(), RetryPromptPart('Unknown tool name', tool_name='missing'), id='unknown tool'),
+        pytest.param(
+            TestModel(call_tools=[]), RetryPromptPart('bad', tool_name='add'), id='tool not called by the model'
+        ),
     ],
 )
-async def test_retries_for_no_known_tool_give_an_empty_response(call_tools: list[str] | str, retry: RetryPromptPart):
-    model = TestModel(call_tools=[] if call_tools != 'all' else 'all')
+async def test_retries_for_no_known_tool_give_an_empty_response(model: TestModel, retry: RetryPromptPart):
     response = await model.request(after_calls(retry), None, TEXT_PARAMS)
     assert response.parts == []
 
@@ -302,20 +306,22 @@ async def test_retry_in_an_earlier_request_is_ignored():
 
 async def test_last_message_must_be_a_request():
     messages: list[ModelMessage] = [PROMPT, ModelResponse(parts=[TextPart('hi')])]
-    with pytest.raises(AssertionError, match='Expected last message to be a `ModelRequest`.'):
+    with pytest.raises(AssertionError, match=re.escape('Expected last message to be a `ModelRequest`.')):
         await TestModel().request(messages, None, TEXT_PARAMS)
 
 
 async def test_custom_output_text_needs_text_output():
     model = TestModel(custom_output_text='text')
-    with pytest.raises(AssertionError, match='Plain response not allowed, but `custom_output_text` is set.'):
+    with pytest.raises(AssertionError, match=re.escape('Plain response not allowed, but `custom_output_text` is set.')):
         await model.request([PROMPT], None, TOOL_PARAMS)
     assert model.last_model_request_parameters is TOOL_PARAMS
 
 
 async def test_custom_output_text_and_args_conflict():
     model = TestModel(custom_output_text='text', custom_output_args={'r': 'z'})
-    with pytest.raises(AssertionError, match='Cannot set both `custom_output_text` and `custom_output_args`.'):
+    with pytest.raises(
+        AssertionError, match=re.escape('Cannot set both `custom_output_text` and `custom_output_args`.')
+    ):
         await model.request([PROMPT], None, TEXT_PARAMS)
 
 
@@ -389,7 +395,7 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
             [{'f': [0]}, {'f': [1]}, {'f': [7]}, {'f': [100]}],
             id='array',
         ),
-        pytest.param(field({'type': 'array'}), [{'f': []}] * 4, id='array without items'),
+        pytest.param(field({'type': 'array'}), [{'f': list[Any]()}] * 4, id='array without items'),
         pytest.param(
             field({'type': 'array', 'items': {'type': 'integer'}, 'minItems': 2}),
             [{'f': [0, 0]}, {'f': [1, 1]}, {'f': [7, 7]}, {'f': [100, 100]}],
@@ -397,7 +403,7 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
         ),
         pytest.param(
             field({'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 0}),
-            [{'f': []}] * 4,
+            [{'f': list[Any]()}] * 4,
             id='array max items 0',
         ),
         pytest.param(
@@ -429,12 +435,8 @@ def field(schema: dict[str, Any]) -> dict[str, Any]:
         pytest.param(
             obj({'additionalProperty': {'type': 'integer'}}, ['additionalProperty']) | {'additionalProperties': True},
             [
-                {'additionalProperty': 0, 'additionalProperty_': 'a'},
-                {'additionalProperty': 1, 'additionalProperty_': 'b'},
-            ]
-            + [
-                {'additionalProperty': 7, 'additionalProperty_': 'h'},
-                {'additionalProperty': 100, 'additionalProperty_': 'ag'},
+                {'additionalProperty': n, 'additionalProperty_': c}
+                for n, c in ((0, 'a'), (1, 'b'), (7, 'h'), (100, 'ag'))
             ],
             id='additional property name clash',
         ),

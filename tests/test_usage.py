@@ -6,7 +6,7 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.usage import RequestUsage, RunUsage, Usage, UsageLimits
+from pydantic_ai.usage import RequestUsage, RunUsage, Usage, UsageLimits  # pyright: ignore[reportDeprecated] -- `Usage` is tested
 
 
 def test_fields_are_keyword_only():
@@ -118,14 +118,14 @@ def test_opentelemetry_attributes():
 def test_deprecated_token_names():
     usage = RunUsage(input_tokens=8, output_tokens=4)
     with pytest.warns(DeprecationWarning, match='`request_tokens` is deprecated, use `input_tokens` instead'):
-        assert usage.request_tokens == 8
+        assert usage.request_tokens == 8  # pyright: ignore[reportDeprecated] -- testing the deprecated name
     with pytest.warns(DeprecationWarning, match='`response_tokens` is deprecated, use `output_tokens` instead'):
-        assert usage.response_tokens == 4
+        assert usage.response_tokens == 4  # pyright: ignore[reportDeprecated] -- testing the deprecated name
 
 
 def test_usage_is_a_deprecated_run_usage():
     with pytest.warns(DeprecationWarning, match='`Usage` is deprecated, use `RunUsage` instead'):
-        usage = Usage(requests=1)
+        usage = Usage(requests=1)  # pyright: ignore[reportDeprecated] -- testing the deprecated class
     assert isinstance(usage, RunUsage)
     assert repr(usage) == snapshot('Usage(requests=1)')
     assert usage != RunUsage(requests=1)
@@ -163,9 +163,9 @@ def test_usage_limits_deprecated_names():
     assert UsageLimits(response_tokens_limit=5, output_tokens_limit=3).output_tokens_limit == 3
     limits = UsageLimits(input_tokens_limit=2, output_tokens_limit=3)
     with pytest.warns(DeprecationWarning, match='`request_tokens_limit` is deprecated, use `input_tokens_limit`'):
-        assert limits.request_tokens_limit == 2
+        assert limits.request_tokens_limit == 2  # pyright: ignore[reportDeprecated] -- testing the deprecated name
     with pytest.warns(DeprecationWarning, match='`response_tokens_limit` is deprecated, use `output_tokens_limit`'):
-        assert limits.response_tokens_limit == 3
+        assert limits.response_tokens_limit == 3  # pyright: ignore[reportDeprecated] -- testing the deprecated name
 
 
 def test_has_token_limits():

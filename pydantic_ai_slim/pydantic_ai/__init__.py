@@ -1,7 +1,5 @@
 """A clean-room agent core compatible with pydantic-ai, with inline resolution of deferred tool calls."""
 
-from importlib.metadata import version as _metadata_version
-
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
 from .exceptions import (
     AgentRunError,
@@ -161,4 +159,6 @@ __all__ = (
     'capture_run_messages',
 )
 
-__version__ = _metadata_version('pydantic-ai-slim')
+# Kept in step with `version` in pydantic_ai_slim/pyproject.toml (tests/test_api.py checks it); reading the
+# installed metadata instead would add tens of milliseconds to every import.
+__version__ = '1.51.0'

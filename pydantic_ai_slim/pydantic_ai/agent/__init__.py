@@ -397,7 +397,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """Start a run and yield it for node-by-node iteration (`async for node in run`, or `run.next(node)`)."""
         if infer_name:
             self._infer_name(inspect.currentframe())
-        overrides = (self._overrides.get() or _NO_OVERRIDES)
+        overrides = self._overrides.get() or _NO_OVERRIDES
         run_model = self._resolve_model(model, overrides)
         output_schema = self._output_schema if output_type is None else _output.OutputSchema[Any].build(output_type)
         if output_type is not None and self._output_validators:
@@ -498,7 +498,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         instructions: Any = _utils.Unset,
     ) -> Iterator[None]:
         """Within the block, runs of this agent use these deps, model, toolsets, tools or instructions (for tests)."""
-        current = (self._overrides.get() or _NO_OVERRIDES)
+        current = self._overrides.get() or _NO_OVERRIDES
         new = _Overrides(
             model=models.infer_model(model) if model is not None else current.model,
             deps=deps if _utils.is_set(deps) else current.deps,

@@ -3,7 +3,8 @@
 On the first request of a conversation it calls every function tool (or the ones named in `call_tools`)
 with arguments made up from each tool's JSON schema. Once tool results come back it answers: with text
 (the JSON of all tool results, or `custom_output_text`) when text output is allowed, otherwise by calling
-the first output tool. A request holding retry prompts is answered by calling the retried tools again.
+an output tool (picked by `seed`). A request holding retry prompts is answered by calling the retried
+tools again. Users' snapshot tests pin these responses, so every detail here follows upstream's TestModel.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class TestModel(Model):
 
     By default the first response calls every function tool with arguments generated from its schema.
     The next response is the final one: text made of the tool results when text output is allowed,
-    otherwise a call of the first output tool with generated (or custom) arguments.
+    otherwise a call of an output tool with generated (or custom) arguments.
     """
 
     # Keep pytest from collecting this class as a test case.

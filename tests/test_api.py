@@ -1,0 +1,90 @@
+"""The public surface: `__all__` lists are complete and sorted, and upstream's import paths exist."""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import pydantic_ai
+
+PUBLIC_MODULES = [
+    'pydantic_ai',
+    'pydantic_ai.agent',
+    'pydantic_ai.exceptions',
+    'pydantic_ai.messages',
+    'pydantic_ai.models',
+    'pydantic_ai.models.function',
+    'pydantic_ai.models.test',
+    'pydantic_ai.output',
+    'pydantic_ai.result',
+    'pydantic_ai.run',
+    'pydantic_ai.settings',
+    'pydantic_ai.tools',
+    'pydantic_ai.toolsets',
+    'pydantic_ai.usage',
+]
+
+
+@pytest.mark.parametrize('name', PUBLIC_MODULES)
+def test_all_is_sorted_public_and_importable(name: str) -> None:
+    module = importlib.import_module(name)
+    names: tuple[str, ...] | list[str] = module.__all__
+    assert list(names) == sorted(names), f'{name}.__all__ is not sorted'
+    assert not [n for n in names if n.startswith('_') and n != '__version__'], f'{name}.__all__ has private names'
+    missing = [n for n in names if not hasattr(module, n)]
+    assert not missing, f'{name}.__all__ names missing attributes: {missing}'
+
+
+UPSTREAM_IMPORTS = {
+    'pydantic_ai': [
+        'Agent',
+        'RunContext',
+        'Tool',
+        'ModelRetry',
+        'UnexpectedModelBehavior',
+        'UserError',
+        'UsageLimitExceeded',
+        'DeferredToolRequests',
+        'DeferredToolResults',
+        'ToolApproved',
+        'ToolDenied',
+        'ApprovalRequired',
+        'CallDeferred',
+        'ToolOutput',
+        'NativeOutput',
+        'PromptedOutput',
+        'TextOutput',
+        'StructuredDict',
+        'FunctionToolset',
+        'CombinedToolset',
+        'ExternalToolset',
+        'capture_run_messages',
+        'UsageLimits',
+        'RunUsage',
+        'ModelSettings',
+        'ToolReturn',
+        'BinaryContent',
+        'ImageUrl',
+    ],
+    'pydantic_ai.messages': ['ModelMessagesTypeAdapter', 'ModelRequest', 'ModelResponse', 'ToolCallPart'],
+    'pydantic_ai.models.test': ['TestModel'],
+    'pydantic_ai.models.function': ['FunctionModel', 'AgentInfo', 'DeltaToolCall'],
+    'pydantic_ai.tools': ['ToolDefinition', 'DeferredToolRequests', 'RunContext'],
+    'pydantic_ai.output': ['DeferredToolRequests', 'ToolOutput'],
+    'pydantic_ai.toolsets': ['AbstractToolset', 'WrapperToolset', 'PrefixedToolset', 'RenamedToolset'],
+    'pydantic_ai.agent': ['Agent', 'AgentRunResult', 'CallToolsNode', 'ModelRequestNode', 'UserPromptNode'],
+}
+
+
+@pytest.mark.parametrize(('module_name', 'names'), list(UPSTREAM_IMPORTS.items()))
+def test_upstream_import_paths(module_name: str, names: list[str]) -> None:
+    module = importlib.import_module(module_name)
+    assert [n for n in names if not hasattr(module, n)] == []
+
+
+def test_version_matches_distribution() -> None:
+    pyproject = Path(__file__).parent.parent / 'pydantic_ai_slim' / 'pyproject.toml'
+    assert pydantic_ai.__version__ == tomllib.loads(pyproject.read_text())['project']['version']
