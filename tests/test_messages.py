@@ -5,7 +5,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pydantic
 import pytest
@@ -679,8 +679,8 @@ def test_tool_return_content_validation():
 
     def content_of(content: Any) -> object:
         part = ta.validate_json(pydantic_json({'tool_name': 't', 'content': content, 'tool_call_id': 'c'}))
-        result: object = part.content
-        return result
+        # Typed `Any` here: pyright cannot always resolve the recursive `ToolReturnContent` alias in tests.
+        return cast(Any, part).content
 
     assert content_of({'a': [image, 1]}) == snapshot({'a': [ImageUrl(url='https://x.com/a.png'), 1]})
     assert content_of([binary, 'x', None]) == snapshot([BinaryContent(data=b'x', media_type='image/png'), 'x', None])

@@ -6,7 +6,12 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.usage import RequestUsage, RunUsage, Usage, UsageLimits  # pyright: ignore[reportDeprecated] -- `Usage` is tested
+from pydantic_ai.usage import (  # pyright: ignore[reportDeprecated] -- `Usage` is tested
+    RequestUsage,
+    RunUsage,
+    Usage,
+    UsageLimits,
+)
 
 
 def test_fields_are_keyword_only():

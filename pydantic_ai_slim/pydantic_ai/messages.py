@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, cast
 from urllib.parse import urlparse
 
 import pydantic
@@ -562,10 +562,17 @@ MultiModalContent: TypeAlias = ImageUrl | AudioUrl | DocumentUrl | VideoUrl | Bi
 UserContent: TypeAlias = str | MultiModalContent | CachePoint
 """One item of a user prompt."""
 
-ToolReturnContent = TypeAliasType(
-    'ToolReturnContent',
-    MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any,
-)
+if TYPE_CHECKING:
+    # Type checkers resolve the recursion more reliably through a plain recursive alias.
+    ToolReturnContent: TypeAlias = (
+        MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any
+    )
+else:
+    # At runtime a named alias lets pydantic validate the recursion (and name it in JSON schemas).
+    ToolReturnContent = TypeAliasType(
+        'ToolReturnContent',
+        MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any,
+    )
 """What a tool returned: multi-modal content, sequences and mappings of it, or any value pydantic can serialize."""
 
 _tool_return_ta: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(
@@ -710,7 +717,7 @@ class RetryPromptPart:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-ModelRequestPart = Annotated[
+ModelRequestPart: TypeAlias = Annotated[
     SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart, pydantic.Discriminator('part_kind')
 ]
 """A part of a request to a model."""
@@ -844,7 +851,7 @@ class ToolCallPart(BaseToolCallPart):
     """Type discriminator."""
 
 
-ModelResponsePart = Annotated[TextPart | ToolCallPart | ThinkingPart, pydantic.Discriminator('part_kind')]
+ModelResponsePart: TypeAlias = Annotated[TextPart | ToolCallPart | ThinkingPart, pydantic.Discriminator('part_kind')]
 """A part of a model's response."""
 
 
@@ -933,7 +940,7 @@ class ModelResponse:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]
+ModelMessage: TypeAlias = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]
 """A message of a conversation: a request or a response."""
 
 ModelMessagesTypeAdapter = pydantic.TypeAdapter(
@@ -1140,7 +1147,7 @@ class ToolCallPartDelta:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-ModelResponsePartDelta = Annotated[
+ModelResponsePartDelta: TypeAlias = Annotated[
     TextPartDelta | ThinkingPartDelta | ToolCallPartDelta, pydantic.Discriminator('part_delta_kind')
 ]
 """A change to a streamed response part."""
@@ -1208,7 +1215,7 @@ class FinalResultEvent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-ModelResponseStreamEvent = Annotated[
+ModelResponseStreamEvent: TypeAlias = Annotated[
     PartStartEvent | PartDeltaEvent | PartEndEvent | FinalResultEvent, pydantic.Discriminator('event_kind')
 ]
 """An event of a streamed model response."""
@@ -1258,8 +1265,12 @@ class FunctionToolResultEvent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-HandleResponseEvent = Annotated[FunctionToolCallEvent | FunctionToolResultEvent, pydantic.Discriminator('event_kind')]
+HandleResponseEvent: TypeAlias = Annotated[
+    FunctionToolCallEvent | FunctionToolResultEvent, pydantic.Discriminator('event_kind')
+]
 """An event of the tool-call stage of a run."""
 
-AgentStreamEvent = Annotated[ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')]
+AgentStreamEvent: TypeAlias = Annotated[
+    ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')
+]
 """Any event of an agent run's event stream."""

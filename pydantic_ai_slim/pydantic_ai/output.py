@@ -232,57 +232,27 @@ def StructuredDict(
 
 
 def _inline_defs(json_schema: JsonSchemaValue) -> JsonSchemaValue:
-    """A copy of the schema with each `$ref` to its `$defs` replaced by the definition.
+    """A copy of the schema with each `$ref` to its `$defs` replaced by the definition (siblings of a `$ref` go).
 
-    Definitions that refer to themselves, directly or not, cannot be inlined; they stay in `$defs`.
+    Raises:
+        UserError: If a definition in use refers to itself, directly or not.
     """
     defs: dict[str, Any] = dict(json_schema.get('$defs', {}))
-    recursive = {name for name in defs if name in _refs_reachable(defs[name], defs)}
-    used: set[str] = set()
 
-    def resolve(node: Any) -> Any:
+    def resolve(node: Any, expanding: tuple[str, ...]) -> Any:
         if isinstance(node, list):
-            return [resolve(item) for item in node]  # pyright: ignore[reportUnknownVariableType] -- raw JSON
+            return [resolve(item, expanding) for item in node]  # pyright: ignore[reportUnknownVariableType] -- raw JSON
         if not isinstance(node, dict):
             return node
-        def_name = _local_ref(node)  # pyright: ignore[reportUnknownArgumentType] -- raw JSON
-        if def_name not in defs:
-            return {key: resolve(value) for key, value in node.items() if key != '$defs'}  # pyright: ignore[reportUnknownVariableType] -- raw JSON
-        if def_name in recursive:
-            used.add(def_name)
-            return {'$ref': f'#/$defs/{def_name}'}
-        return resolve(defs[def_name])
+        ref = node.get('$ref')  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType] -- raw JSON
+        name = ref.removeprefix('#/$defs/') if isinstance(ref, str) and ref.startswith('#/$defs/') else None
+        if name is None or name not in defs:
+            return {key: resolve(value, expanding) for key, value in node.items() if key != '$defs'}  # pyright: ignore[reportUnknownVariableType] -- raw JSON
+        if name in expanding:
+            raise UserError(
+                '`StructuredDict` does not currently support recursive `$ref`s and `$defs`. '
+                'See https://github.com/pydantic/pydantic/issues/12145 for more information.'
+            )
+        return resolve(defs[name], (*expanding, name))
 
-    result: dict[str, Any] = resolve(json_schema)
-    kept: dict[str, Any] = {}
-    while used - kept.keys():
-        name = min(used - kept.keys())
-        kept[name] = resolve(defs[name])
-    if kept:
-        result['$defs'] = dict(sorted(kept.items()))
-    return result
-
-
-def _local_ref(node: dict[str, Any]) -> str | None:
-    """The name of the `$defs` entry a `{'$ref': '#/$defs/...'}` node points to, if it is one."""
-    ref = node.get('$ref')
-    if isinstance(ref, str) and ref.startswith('#/$defs/'):
-        return ref.removeprefix('#/$defs/')
-    return None
-
-
-def _refs_reachable(node: Any, defs: dict[str, Any]) -> set[str]:
-    """The names of the definitions reachable from `node` through `$ref`s."""
-    found: set[str] = set()
-    stack: list[Any] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)  # pyright: ignore[reportUnknownArgumentType] -- raw JSON
-        elif isinstance(item, dict):
-            name = _local_ref(item)  # pyright: ignore[reportUnknownArgumentType] -- raw JSON
-            if name is not None and name in defs and name not in found:
-                found.add(name)
-                stack.append(defs[name])
-            stack.extend(item.values())  # pyright: ignore[reportUnknownArgumentType] -- raw JSON
-    return found
+    return resolve(json_schema, ())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextvars
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -553,4 +554,6 @@ def _run_sync(coro: Any) -> Any:
         runner = asyncio.Runner()
         _thread_loops.runner = runner
         atexit.register(runner.close)
-    return runner.run(coro)
+    # Each call runs in a copy of the caller's current context, so `override()` and other context variables
+    # set after the loop was made are seen.
+    return runner.run(coro, context=contextvars.copy_context())

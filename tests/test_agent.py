@@ -1,0 +1,592 @@
+"""Tests of the agent run loop through the public API."""
+
+from __future__ import annotations
+
+from datetime import timezone
+
+import pytest
+from dirty_equals import IsNow, IsStr
+from inline_snapshot import snapshot
+from pydantic import BaseModel
+
+from pydantic_ai import (
+    Agent,
+    CallDeferred,
+    CallToolsNode,
+    DeferredToolRequests,
+    ModelRequestNode,
+    RunContext,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+    UsageLimits,
+    UserError,
+    UserPromptNode,
+    capture_run_messages,
+)
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.usage import RequestUsage, RunUsage
+
+from datetime import datetime
+from pydantic_ai import ModelRequest
+from pydantic_ai import ModelResponse
+from pydantic_ai import RequestUsage
+from pydantic_ai import RunUsage
+from pydantic_ai import TextPart
+from pydantic_ai import ToolCallPart
+from pydantic_ai import ToolReturnPart
+from pydantic_ai import UserPromptPart
+
+pytestmark = pytest.mark.anyio
+
+
+def call_tool_then_echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Call tool `t` on the first request, then answer with the content of the last part received."""
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart('t', {}, tool_call_id='c1')])
+    last = messages[-1].parts[-1]
+    assert isinstance(last, ToolReturnPart)
+    return ModelResponse(parts=[TextPart(f'echo: {last.content}')])
+
+
+def text_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Answer with the instructions the model was given."""
+    request = messages[-1]
+    assert isinstance(request, ModelRequest)
+    return ModelResponse(parts=[TextPart(f'instructions: {request.instructions}')])
+
+
+async def test_run_with_tool_messages():
+    agent = Agent(FunctionModel(call_tool_then_echo))
+
+    @agent.tool_plain
+    def t() -> str:
+        return 'tool result'
+
+    result = await agent.run('hello')
+    assert result.output == 'echo: tool result'
+    assert result.all_messages() == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    UserPromptPart(
+                        content='hello',
+                        timestamp=datetime(
+                            2026, 11, 21, hour=6, minute=39, second=46, microsecond=78673, tzinfo=timezone.utc
+                        ),
+                    )
+                ],
+                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=78805, tzinfo=timezone.utc),
+                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+            ),
+            ModelResponse(
+                parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
+                usage=RequestUsage(input_tokens=51, output_tokens=2),
+                model_name='function:call_tool_then_echo:',
+                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79263, tzinfo=timezone.utc),
+                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='t',
+                        content='tool result',
+                        tool_call_id='c1',
+                        timestamp=datetime(
+                            2026, 11, 21, hour=6, minute=39, second=46, microsecond=79677, tzinfo=timezone.utc
+                        ),
+                    )
+                ],
+                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79795, tzinfo=timezone.utc),
+                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+            ),
+            ModelResponse(
+                parts=[TextPart(content='echo: tool result')],
+                usage=RequestUsage(input_tokens=53, output_tokens=5),
+                model_name='function:call_tool_then_echo:',
+                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79901, tzinfo=timezone.utc),
+                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+            ),
+        ]
+    )
+    assert result.usage() == snapshot(RunUsage(input_tokens=104, output_tokens=7, requests=2, tool_calls=1))
+    assert result.run_id == IsStr()
+    assert repr(result) == snapshot("AgentRunResult(output='echo: tool result')")
+    assert result.new_messages_json() == result.all_messages_json()
+
+
+def test_run_sync():
+    result = Agent(TestModel()).run_sync('hello')
+    assert result.output == 'success (no tool calls)'
+    assert result.new_messages() == result.all_messages()
+
+
+async def test_iter_async_for_nodes():
+    agent = Agent(TestModel())
+    async with agent.iter('hello') as run:
+        assert repr(run) == snapshot('<AgentRun result=<run not finished> usage=RunUsage()>')
+        nodes = [type(node).__name__ async for node in run]
+        assert repr(run) == snapshot(
+            "<AgentRun result=FinalResult(output='success (no tool calls)') usage=RunUsage(input_tokens=51, output_tokens=4, requests=1)>"
+        )
+        assert run.result is not None
+        assert run.result.output == 'success (no tool calls)'
+        assert run.usage() == snapshot(RunUsage(input_tokens=51, output_tokens=4, requests=1))
+        assert run.run_id == IsStr()
+        assert run.new_messages() == run.all_messages()
+        assert run.all_messages_json() == run.new_messages_json()
+    assert nodes == snapshot(['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'End'])
+
+
+async def test_iter_next():
+    agent = Agent(TestModel())
+    async with agent.iter('hello') as run:
+        node = run.next_node
+        assert isinstance(node, UserPromptNode)
+        assert run.result is None
+        node = await run.next(node)
+        assert isinstance(node, ModelRequestNode)
+        node = await run.next(node)
+        assert isinstance(node, CallToolsNode)
+        await run.next(node)
+    assert run.result is not None
+    assert run.result.output == 'success (no tool calls)'
+
+
+async def test_message_history_continuation():
+    counter = 0
+    agent = Agent(FunctionModel(call_tool_then_echo), system_prompt='static')
+
+    @agent.system_prompt(dynamic=True)
+    def dynamic() -> str:
+        nonlocal counter
+        counter += 1
+        return f'dynamic {counter}'
+
+    @agent.system_prompt
+    async def with_ctx(ctx: RunContext[None]) -> str:
+        return f'ctx prompt {ctx.run_step}'
+
+    @agent.tool_plain
+    def t() -> str:
+        return 'x'
+
+    first = await agent.run('one')
+    second = await agent.run('two', message_history=first.all_messages())
+    assert second.all_messages() == snapshot()
+    assert second.new_messages() == second.all_messages()[4:]
+
+
+async def test_instructions_forms():
+    agent = Agent(FunctionModel(text_model), instructions=['a', lambda: 'b'])
+
+    @agent.instructions
+    def from_ctx(ctx: RunContext[None]) -> str:
+        return 'c'
+
+    @agent.instructions
+    async def from_async() -> str:
+        return 'e'
+
+    result = await agent.run('x')
+    assert result.output == snapshot("""\
+instructions: a
+
+b
+
+c
+
+e\
+""")
+
+
+@pytest.mark.xfail(reason='upstream puts per-run instructions after the static strings, before the functions')
+async def test_run_instructions_order():
+    agent = Agent(FunctionModel(text_model), instructions=['a', lambda: 'b'])
+    result = await agent.run('x', instructions='d')
+    assert result.output == 'instructions: a\nd\n\nb'
+
+
+async def test_instructions_str_and_function():
+    assert (await Agent(FunctionModel(text_model), instructions='plain').run('x')).output == 'instructions: plain'
+    agent = Agent(FunctionModel(text_model), deps_type=int, instructions=lambda ctx: f'deps {ctx.deps}')
+    assert (await agent.run('x', deps=3)).output == 'instructions: deps 3'
+
+
+async def test_deps():
+    agent = Agent(TestModel(), deps_type=int)
+
+    @agent.tool
+    def double(ctx: RunContext[int]) -> int:
+        return ctx.deps * 2
+
+    result = await agent.run('x', deps=21)
+    assert result.output == snapshot('{"double":42}')
+
+
+async def test_override():
+    agent = Agent(TestModel(), deps_type=int, instructions=lambda ctx: f'deps {ctx.deps}')
+    with agent.override(deps=5, instructions='over', model=FunctionModel(text_model)):
+        assert (await agent.run('x', deps=1)).output == 'instructions: over'
+    with agent.override(deps=5, model=FunctionModel(text_model)):
+        assert (await agent.run('x', deps=1)).output == 'instructions: deps 5'
+    assert (await agent.run('x', deps=1)).output == 'success (no tool calls)'
+
+
+async def test_override_tools_and_toolsets():
+    agent = Agent(FunctionModel(call_tool_then_echo))
+
+    def t() -> str:
+        return 'from override'
+
+    with agent.override(tools=[t]):
+        assert (await agent.run('x')).output == 'echo: from override'
+    from pydantic_ai import FunctionToolset
+
+    with agent.override(toolsets=[FunctionToolset([t])]):
+        assert (await agent.run('x')).output == 'echo: from override'
+
+
+@pytest.mark.xfail(reason='`run_sync` runs in a fresh context, so `override` does not reach it')
+def test_override_run_sync():
+    agent = Agent(TestModel())
+    with agent.override(model=FunctionModel(text_model)):
+        assert agent.run_sync('x').output == 'instructions: None'
+
+
+@pytest.mark.xfail(reason='`run_sync` runs in a fresh context, so `capture_run_messages` stays empty')
+def test_capture_run_messages_sync():
+    def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError('boom')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='boom'):
+        Agent(FunctionModel(boom)).run_sync('hi')
+    assert messages == snapshot()
+
+
+async def test_capture_run_messages_failing_run():
+    def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError('boom')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='boom'):
+        await Agent(FunctionModel(boom)).run('hi')
+    assert messages == snapshot([])
+
+
+async def test_no_model():
+    with pytest.raises(UserError, match='`model` must either be set on the agent or included when calling it.'):
+        await Agent(None).run('x')
+    assert (await Agent(None).run('x', model=TestModel())).output == 'success (no tool calls)'
+
+
+def test_unknown_provider():
+    with pytest.raises(ValueError, match='Unknown provider: foo'):
+        Agent('foo:bar')
+
+
+def test_missing_extra():
+    with pytest.raises(UserError, match='`openai`'):
+        Agent('openai:gpt-4o')
+
+
+def test_agent_repr():
+    assert repr(Agent(TestModel(), name='n')) == snapshot(
+        "Agent(model=TestModel(call_tools='all', custom_output_text=None, custom_output_args=None, seed=0, last_model_request_parameters=None), name='n', end_strategy='early', model_settings=None, output_type=<class 'str'>, instrument=None)"
+    )
+
+
+def unknown_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Always call a tool that does not exist."""
+    return ModelResponse(parts=[ToolCallPart('x', {}, tool_call_id='c1')])
+
+
+async def test_unknown_tool_with_tools():
+    agent = Agent(FunctionModel(unknown_tool), retries=1)
+
+    @agent.tool_plain
+    def a() -> int:
+        return 1  # pragma: no cover
+
+    @agent.tool_plain
+    def b() -> int:
+        return 1  # pragma: no cover
+
+    with (
+        capture_run_messages() as messages,
+        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
+    ):
+        await agent.run('hi')
+    assert messages[2] == snapshot()
+
+
+async def test_unknown_tool_without_tools():
+    agent = Agent(FunctionModel(unknown_tool), retries=1)
+    with (
+        capture_run_messages() as messages,
+        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
+    ):
+        await agent.run('hi')
+    assert messages[2] == snapshot()
+
+
+async def test_empty_response():
+    def empty(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[])
+
+    with (
+        capture_run_messages() as messages,
+        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
+    ):
+        await Agent(FunctionModel(empty), retries=1).run('hi')
+    assert messages == snapshot([])
+
+
+class Out(BaseModel):
+    """Structured output for end-strategy tests."""
+
+    a: int
+
+
+def two_outputs(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Return two output tool calls interleaved with two function tool calls."""
+    return ModelResponse(
+        parts=[
+            ToolCallPart('final_result', {'a': 1}, tool_call_id='o1'),
+            ToolCallPart('f', {}, tool_call_id='f1'),
+            ToolCallPart('final_result', {'a': 2}, tool_call_id='o2'),
+            ToolCallPart('f', {}, tool_call_id='f2'),
+        ]
+    )
+
+
+async def test_end_strategy_early():
+    agent = Agent(FunctionModel(two_outputs), output_type=Out)
+    calls: list[str] = []
+
+    @agent.tool_plain
+    def f() -> str:
+        calls.append('f')  # pragma: no cover
+        return 'fr'  # pragma: no cover
+
+    result = await agent.run('x')
+    assert result.output == Out(a=1)
+    assert calls == []
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name='final_result',
+                    content='Final result processed.',
+                    tool_call_id='o1',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498816, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='final_result',
+                    content='Output tool not used - a final result was already processed.',
+                    tool_call_id='o2',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498820, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='f',
+                    content='Tool not executed - a final result was already processed.',
+                    tool_call_id='f1',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498822, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='f',
+                    content='Tool not executed - a final result was already processed.',
+                    tool_call_id='f2',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498824, tzinfo=timezone.utc
+                    ),
+                ),
+            ],
+            timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=498835, tzinfo=timezone.utc),
+            run_id='b83201a9-36be-45d4-8956-7aa67bc0d593',
+        )
+    )
+
+
+async def test_end_strategy_exhaustive():
+    agent = Agent(FunctionModel(two_outputs), output_type=Out, end_strategy='exhaustive')
+    calls: list[str] = []
+
+    @agent.tool_plain
+    def f() -> str:
+        calls.append('f')
+        return 'fr'
+
+    result = await agent.run('x')
+    assert result.output == Out(a=1)
+    assert calls == ['f', 'f']
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name='final_result',
+                    content='Final result processed.',
+                    tool_call_id='o1',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=508293, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='final_result',
+                    content='Final result processed.',
+                    tool_call_id='o2',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=508305, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='f',
+                    content='fr',
+                    tool_call_id='f1',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=513935, tzinfo=timezone.utc
+                    ),
+                ),
+                ToolReturnPart(
+                    tool_name='f',
+                    content='fr',
+                    tool_call_id='f2',
+                    timestamp=datetime(
+                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=514019, tzinfo=timezone.utc
+                    ),
+                ),
+            ],
+            timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=514051, tzinfo=timezone.utc),
+            run_id='47b574c3-ccd2-4a3d-aeda-8f520ec920c5',
+        )
+    )
+
+
+def one_tool_call(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Call tool `aa` once, then answer 'done'."""
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart('aa', {}, tool_call_id='c1')])
+    return ModelResponse(parts=[TextPart('done')])
+
+
+def limits_agent() -> Agent[None, str]:
+    """An agent that calls one tool and then answers."""
+    agent = Agent(FunctionModel(one_tool_call))
+
+    @agent.tool_plain
+    def aa() -> int:
+        return 1
+
+    return agent
+
+
+@pytest.mark.parametrize(
+    ('limits', 'message'),
+    [
+        (UsageLimits(request_limit=1), 'The next request would exceed the request_limit of 1'),
+        (
+            UsageLimits(tool_calls_limit=0),
+            r'The next tool call\(s\) would exceed the tool_calls_limit of 0 \(tool_calls=1\).',
+        ),
+        (UsageLimits(input_tokens_limit=10), r'Exceeded the input_tokens_limit of 10 \(input_tokens=51\)'),
+        (UsageLimits(output_tokens_limit=3), r'Exceeded the output_tokens_limit of 3 \(output_tokens=5\)'),
+        (UsageLimits(total_tokens_limit=10), r'Exceeded the total_tokens_limit of 10 \(total_tokens=53\)'),
+    ],
+)
+async def test_usage_limits(limits: UsageLimits, message: str):
+    with pytest.raises(UsageLimitExceeded, match=message):
+        await limits_agent().run('x', usage_limits=limits)
+
+
+async def test_usage_within_limits():
+    result = await limits_agent().run('x', usage_limits=UsageLimits(request_limit=2, tool_calls_limit=1))
+    assert result.usage() == RunUsage(input_tokens=103, output_tokens=5, requests=2, tool_calls=1)
+    assert result.all_messages()[1] == ModelResponse(
+        parts=[ToolCallPart('aa', {}, tool_call_id='c1')],
+        usage=RequestUsage(input_tokens=51, output_tokens=2),
+        model_name='function:one_tool_call:',
+        timestamp=IsNow(tz=timezone.utc),
+        run_id=IsStr(),
+    )
+
+
+def call_aa(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Always call tool `aa`."""
+    return ModelResponse(parts=[ToolCallPart('aa', {}, tool_call_id='c1')])
+
+
+async def test_deferred_tool_requests_output():
+    agent = Agent(FunctionModel(call_aa), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain(requires_approval=True)
+    def aa() -> int:
+        return 1  # pragma: no cover
+
+    result = await agent.run('x')
+    assert result.output == snapshot(
+        DeferredToolRequests(approvals=[ToolCallPart(tool_name='aa', args={}, tool_call_id='c1')])
+    )
+
+
+async def test_call_deferred_output():
+    agent = Agent(FunctionModel(call_aa), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain
+    def aa() -> int:
+        raise CallDeferred
+
+    result = await agent.run('x')
+    assert result.output == snapshot(
+        DeferredToolRequests(calls=[ToolCallPart(tool_name='aa', args={}, tool_call_id='c1')])
+    )
+
+
+async def test_deferred_without_output_type():
+    agent = Agent(FunctionModel(call_aa))
+
+    @agent.tool_plain
+    def aa() -> int:
+        raise CallDeferred
+
+    with pytest.raises(
+        UserError,
+        match='A deferred tool call was present, but `DeferredToolRequests` is not among output types.',
+    ):
+        await agent.run('x')
+
+
+@pytest.mark.xfail(reason='upstream rejects `requires_approval=True` at registration without `DeferredToolRequests`')
+def test_requires_approval_without_deferred_output():
+    agent = Agent(FunctionModel(call_aa))
+    with pytest.raises(UserError, match='To use tools that require approval, add `DeferredToolRequests`'):
+        agent.tool_plain(requires_approval=True)(lambda: 1)
+
+
+@pytest.mark.xfail(reason='upstream shows the output, not the FinalResult, in the repr of a finished AgentRun')
+async def test_finished_run_repr():
+    async with Agent(TestModel()).iter('x') as run:
+        async for _ in run:
+            pass
+    assert repr(run) == (
+        "<AgentRun result='success (no tool calls)' usage=RunUsage(input_tokens=51, output_tokens=4, requests=1)>"
+    )
+
+
+# Keep imported message classes referenced for readable snapshots.
+_ = (SystemPromptPart, UserPromptPart)
