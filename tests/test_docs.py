@@ -43,7 +43,7 @@ def test_docs_example(where: str, info: str, code: str) -> None:
         pytest.skip('marked test="skip"')
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, where, 'exec'), {'__name__': '__docs__'})
+        exec(compile(code, where, 'exec', dont_inherit=True), {'__name__': '__main__'})
     expected = _expected_output(code)
     if expected:
         assert out.getvalue().rstrip('\n') == expected, where

@@ -742,7 +742,9 @@ def test_file_url_errors():
         match=r'^Could not infer media type from image URL: https://x.com/a. Explicitly provide a `media_type` instead.$',
     ):
         _ = ImageUrl('https://x.com/a').media_type
-    with pytest.raises(ValueError, match=r'Could not infer media type from audio URL: https://x.com/a\.png\?x=1$'):
+    with pytest.raises(
+        ValueError, match=r'^Could not infer media type from audio URL: https://x\.com/a\.png\?x=1\. Explicitly'
+    ):
         _ = AudioUrl('https://x.com/a.png?x=1').media_type
     with pytest.raises(ValueError, match='Could not infer media type from video URL'):
         _ = VideoUrl('https://x.com/v').media_type
@@ -1213,7 +1215,11 @@ def test_tool_event_ids():
 
 
 def test_events_json_round_trip():
-    ta: pydantic.TypeAdapter[AgentStreamEvent] = pydantic.TypeAdapter(AgentStreamEvent)
+    # pyright does not take a discriminated union of discriminated unions as a type form.
+    ta = cast(
+        'pydantic.TypeAdapter[AgentStreamEvent]',
+        pydantic.TypeAdapter(AgentStreamEvent),  # pyright: ignore[reportArgumentType]
+    )
     events: list[AgentStreamEvent] = [
         PartStartEvent(index=1, part=ToolCallPart('t', {'a': 1}, 'c'), previous_part_kind='text'),
         PartDeltaEvent(index=0, delta=ThinkingPartDelta(content_delta='x', signature_delta='s')),

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timezone
-from typing import Any, Union
+from datetime import UTC
+from typing import Any, Union, cast
 
+import pydantic_ai.output
 import pytest
 from dirty_equals import IsNow, IsStr
 from inline_snapshot import snapshot
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationInfo, field_validator
-from typing_extensions import TypedDict
-
-import pydantic_ai.output
 from pydantic_ai import (
     Agent,
     DeferredToolRequests,
@@ -45,19 +43,13 @@ from pydantic_ai.output import OutputObjectDefinition, OutputSpec
 from pydantic_ai.profiles import DEFAULT_PROFILE, ModelProfile
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage, RunUsage
-
-from pydantic_ai import ModelRequest
-from pydantic_ai import ModelResponse
-from pydantic_ai import RequestUsage
-from pydantic_ai import ToolCallPart
-from pydantic_ai import ToolReturnPart
-from datetime import datetime
-
-from pydantic_ai import ToolDefinition
+from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.anyio
 
 NATIVE = ModelProfile(supports_json_schema_output=True)
+IS_NOW: Any = IsNow(tz=UTC)
+IS_STR: Any = IsStr()
 
 
 class Answer(BaseModel):
@@ -77,6 +69,12 @@ class Point:
 
 class Movie(TypedDict):
     title: str
+
+
+# Unions as values are not `type[...]` to a type checker, as with upstream: a list of types is the typed spelling.
+BARE_UNION: Any = Answer | Other
+TYPING_UNION: Any = Union[Answer, Other]  # noqa: UP007 -- `typing.Union` has a name, unlike `X | Y`
+OPTIONAL_INT: Any = Union[int, None]  # noqa: UP007 -- as above
 
 
 def make_thing(count: int, name: str) -> str:
@@ -213,8 +211,8 @@ def test_scalar_output_is_wrapped_under_response():
                 ],
                 usage=RequestUsage(input_tokens=51, output_tokens=4),
                 model_name='test',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[
@@ -222,11 +220,11 @@ def test_scalar_output_is_wrapped_under_response():
                         tool_name='final_result',
                         content='Final result processed.',
                         tool_call_id='pyd_ai_tool_call_id__final_result',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
         ]
     )
@@ -258,7 +256,7 @@ def test_lists_and_generics_are_wrapped_with_their_definitions():
         ]
     )
     # A union inside `ToolOutput` is one tool, whose value is wrapped.
-    (union_tool,) = output_tools(ToolOutput(Answer | Other))
+    (union_tool,) = output_tools(ToolOutput(BARE_UNION))
     assert union_tool.outer_typed_dict_key == 'response'
 
 
@@ -306,12 +304,12 @@ def test_root_models_must_be_objects():
 
     result = Agent(TestModel(), output_type=Wrapped).run_sync('x')
     assert result.output == Wrapped(Answer(value=0))
-    with pytest.raises(UserError, match='^Schema must be an object$'):
+    with pytest.raises(UserError, match=r'^Schema must be an object$'):
         Agent(TestModel(), output_type=Numbers)
 
 
 def test_unions_and_lists_give_a_tool_per_member():
-    tools = output_tools(Answer | Other)
+    tools = output_tools(BARE_UNION)
     assert tools == snapshot(
         [
             ToolDefinition(
@@ -340,7 +338,7 @@ def test_unions_and_lists_give_a_tool_per_member():
     )
     assert output_tools([Answer, Other]) == tools
     assert output_tools([[Answer], (Other,)]) == tools
-    assert [(t.name, t.description) for t in output_tools(Union[int, None])] == snapshot(
+    assert [(t.name, t.description) for t in output_tools(OPTIONAL_INT)] == snapshot(
         [
             ('final_result_int', 'int: The final response which ends this conversation'),
             ('final_result_NoneType', 'NoneType: The final response which ends this conversation'),
@@ -363,11 +361,11 @@ def test_tool_names_are_unique_and_sanitized():
         ]
     )
     assert [
-        t.name for t in output_tools([ToolOutput(Answer, name='x'), ToolOutput(Other, name='x'), Union[Answer, Other]])
+        t.name for t in output_tools([ToolOutput(Answer, name='x'), ToolOutput(Other, name='x'), TYPING_UNION])
     ] == snapshot(['x', 'x_2', 'final_result_Answer', 'final_result_Other'])
     # A union that has no name gives an empty suffix, as upstream's does.
     assert [
-        (t.name, t.description) for t in output_tools([ToolOutput(Answer | Other), ToolOutput(Union[Answer, Other])])
+        (t.name, t.description) for t in output_tools([ToolOutput(BARE_UNION), ToolOutput(TYPING_UNION)])
     ] == snapshot(
         [
             ('final_result_', 'None: The final response which ends this conversation'),
@@ -433,7 +431,7 @@ async def test_tool_output_validation_errors_are_retried_without_error_context()
                 [{'type': 'greater_than', 'loc': ('value',), 'msg': 'Input should be greater than 0', 'input': -1}],
                 tool_name='final_result',
                 tool_call_id='call-1',
-                timestamp=IsNow(tz=timezone.utc),
+                timestamp=IS_NOW,
             )
         ]
     )
@@ -526,7 +524,7 @@ async def test_output_function_gets_the_context_and_may_ask_for_a_retry():
                 'The value must not be negative.',
                 tool_name='final_result',
                 tool_call_id='call-1',
-                timestamp=IsNow(tz=timezone.utc),
+                timestamp=IS_NOW,
             )
         ]
     )
@@ -557,13 +555,25 @@ async def test_text_output_function():
     result = await Agent(scripted('bad', 'good'), output_type=TextOutput(checked)).run('x')
     assert result.output == 4
     assert result.all_messages()[2].parts == snapshot(
-        [RetryPromptPart('Say something else.', tool_call_id=IsStr(), timestamp=IsNow(tz=timezone.utc))]
+        [RetryPromptPart('Say something else.', tool_call_id=IS_STR, timestamp=IS_NOW)]
     )
 
 
-@pytest.mark.parametrize('function', [lambda text: text, lambda: 'x', len])  # pyright: ignore[reportUnknownLambdaType]
+def untyped(text: Any):
+    return 'x'
+
+
+def no_arguments() -> str:
+    return 'x'
+
+
+def two_texts(text: str, other: str = '') -> str:
+    return text + other
+
+
+@pytest.mark.parametrize('function', [untyped, no_arguments, two_texts, len])
 def test_text_output_function_takes_one_str(function: Any):
-    with pytest.raises(UserError, match='^TextOutput must take a function taking a single `str` argument$'):
+    with pytest.raises(UserError, match=r'^TextOutput must take a function taking a single `str` argument$'):
         Agent(TestModel(), output_type=TextOutput(function))
 
 
@@ -571,12 +581,12 @@ def test_text_output_function_takes_one_str(function: Any):
 
 
 def test_native_output_needs_model_support():
-    with pytest.raises(UserError, match='^Native structured output is not supported by this model.$'):
+    with pytest.raises(UserError, match=r'^Native structured output is not supported by this model.$'):
         Agent(TestModel(), output_type=NativeOutput(Answer)).run_sync('x')
 
 
 def test_tool_output_needs_model_support():
-    with pytest.raises(UserError, match='^Tool output is not supported by this model.$'):
+    with pytest.raises(UserError, match=r'^Tool output is not supported by this model.$'):
         Agent(TestModel(profile=ModelProfile(supports_tools=False)), output_type=Answer).run_sync('x')
 
 
@@ -845,10 +855,10 @@ Don't include any text or Markdown fencing before or after.
     # The schema reaches the model, not the conversation.
     assert result.all_messages()[0] == snapshot(
         ModelRequest(
-            parts=[UserPromptPart('x', timestamp=IsNow(tz=timezone.utc))],
+            parts=[UserPromptPart('x', timestamp=IS_NOW)],
             instructions='Be nice.',
-            timestamp=IsNow(tz=timezone.utc),
-            run_id=IsStr(),
+            timestamp=IS_NOW,
+            run_id=IS_STR,
         )
     )
 
@@ -940,8 +950,8 @@ async def test_text_response_for_structured_output():
         [
             RetryPromptPart(
                 'Please include your response in a tool call.',
-                tool_call_id=IsStr(),
-                timestamp=IsNow(tz=timezone.utc),
+                tool_call_id=IS_STR,
+                timestamp=IS_NOW,
             )
         ]
     )
@@ -975,7 +985,7 @@ def test_structured_dict():
     )
     result = Agent(TestModel(custom_output_args={'q': 1}), output_type=StructuredDict({'type': 'object'})).run_sync('x')
     assert result.output == {'q': 1}
-    with pytest.raises(UserError, match='^Schema must be an object$'):
+    with pytest.raises(UserError, match=r'^Schema must be an object$'):
         StructuredDict({'type': 'array'})
     recursive = {
         'type': 'object',
@@ -1022,8 +1032,14 @@ def test_deferred_tool_requests_among_outputs():
             '`PromptedOutput` cannot contain `DeferredToolRequests`. Include it alongside the prompted output marker '
             'instead: `output_type=[PromptedOutput(...), DeferredToolRequests]`',
         ),
-        (NativeOutput(TextOutput(shout)), '`NativeOutput` cannot contain `TextOutput`: give it types or functions.'),
-        (ToolOutput(ToolOutput(Answer)), '`ToolOutput` cannot contain `ToolOutput`: give it a type or function.'),
+        (
+            NativeOutput(cast(Any, TextOutput(shout))),
+            '`NativeOutput` cannot contain `TextOutput`: give it types or functions.',
+        ),
+        (
+            ToolOutput(cast(Any, ToolOutput(Answer))),
+            '`ToolOutput` cannot contain `ToolOutput`: give it a type or function.',
+        ),
     ],
 )
 def test_invalid_output_specs(output_type: Any, message: str):
@@ -1039,23 +1055,24 @@ async def test_output_validators_check_and_change_text_output():
     calls: list[str] = []
     agent = Agent(scripted('first', 'second'))
 
-    @agent.output_validator
     def no_first(output: str) -> str:
         calls.append(f'sync {output}')
         if output == 'first':
             raise ModelRetry('Not the first one.')
         return output + '!'
 
-    @agent.output_validator
     async def with_context(ctx: RunContext[None], output: str) -> str:
         calls.append(f'async {output} {ctx.tool_name}')
         return output + '?'
+
+    agent.output_validator(no_first)
+    agent.output_validator(with_context)
 
     result = await agent.run('x')
     assert result.output == 'second!?'
     assert calls == ['sync first', 'sync second', 'async second! None']
     assert result.all_messages()[2].parts == snapshot(
-        [RetryPromptPart('Not the first one.', tool_call_id=IsStr(), timestamp=IsNow(tz=timezone.utc))]
+        [RetryPromptPart('Not the first one.', tool_call_id=IS_STR, timestamp=IS_NOW)]
     )
 
 
@@ -1065,18 +1082,19 @@ async def test_output_validator_retry_of_a_tool_output_names_the_tool():
     )
     names: list[tuple[str | None, str | None]] = []
 
-    @agent.output_validator
     def above_one(ctx: RunContext[None], output: Answer) -> Answer:
         names.append((ctx.tool_name, ctx.tool_call_id))
         if output.value <= 1:
             raise ModelRetry('Bigger.')
         return output
 
+    agent.output_validator(above_one)
+
     result = await agent.run('x')
     assert result.output == Answer(value=2)
     assert names == [('final_result', 'call-1'), ('final_result', 'call-2')]
     assert result.all_messages()[2].parts == snapshot(
-        [RetryPromptPart('Bigger.', tool_name='final_result', tool_call_id='call-1', timestamp=IsNow(tz=timezone.utc))]
+        [RetryPromptPart('Bigger.', tool_name='final_result', tool_call_id='call-1', timestamp=IS_NOW)]
     )
 
 
@@ -1154,7 +1172,10 @@ async def test_output_toolset_lists_tools_only_for_tool_mode():
 
 
 async def test_output_validator_outside_an_agent():
-    validator = OutputValidator[None, int](lambda output: output + 1)  # pyright: ignore[reportUnknownLambdaType]
+    def increment(output: int) -> int:
+        return output + 1
+
+    validator = OutputValidator[None, int](increment)
     assert await validator.validate(1, run_context()) == 2
 
 

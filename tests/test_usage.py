@@ -6,10 +6,10 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.usage import (  # pyright: ignore[reportDeprecated] -- `Usage` is tested
+from pydantic_ai.usage import (
     RequestUsage,
     RunUsage,
-    Usage,
+    Usage,  # pyright: ignore[reportDeprecated] -- the deprecated class is tested
     UsageLimits,
 )
 

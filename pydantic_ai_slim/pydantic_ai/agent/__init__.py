@@ -404,9 +404,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if output_type is not None and self._output_validators:
             raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         toolset = self._run_toolset(toolsets, overrides, output_schema)
-        history: list[ModelMessage] = _captured_messages.get() or []
-        if history:
-            history = []  # Only the first run inside `capture_run_messages` is captured.
+        captured = _captured_messages.get()
+        # Only the first run inside `capture_run_messages` is captured: later ones find the list filled.
+        history: list[ModelMessage] = captured if captured is not None and not captured else []
         history.extend(message_history or [])
         state = _agent_graph.GraphAgentState(message_history=history, usage=usage if usage is not None else RunUsage())
         run_instructions = self._run_instructions(instructions, overrides)
