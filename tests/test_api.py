@@ -6,9 +6,8 @@ import importlib
 import tomllib
 from pathlib import Path
 
-import pytest
-
 import pydantic_ai
+import pytest
 
 PUBLIC_MODULES = [
     'pydantic_ai',
