@@ -1,57 +1,51 @@
 """Tests of the agent run loop through the public API."""
 
+# pyright: reportUnusedFunction=false
+# Tools registered by decorator are only used through the agent, which pyright cannot see.
+
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
+from typing import Any
 
 import pytest
 from dirty_equals import IsNow, IsStr
 from inline_snapshot import snapshot
 from pydantic import BaseModel
-
 from pydantic_ai import (
     Agent,
     CallDeferred,
     CallToolsNode,
     DeferredToolRequests,
+    ModelMessage,
+    ModelRequest,
     ModelRequestNode,
+    ModelResponse,
+    ModelRetry,
+    RequestUsage,
+    RetryPromptPart,
     RunContext,
+    RunUsage,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
     UsageLimits,
     UserError,
     UserPromptNode,
-    capture_run_messages,
-)
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryPromptPart,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
     UserPromptPart,
+    capture_run_messages,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
-from pydantic_ai.usage import RequestUsage, RunUsage
-
-from datetime import datetime
-from pydantic_ai import ModelRequest
-from pydantic_ai import ModelResponse
-from pydantic_ai import RequestUsage
-from pydantic_ai import RunUsage
-from pydantic_ai import TextPart
-from pydantic_ai import ToolCallPart
-from pydantic_ai import ToolReturnPart
-from pydantic_ai import UserPromptPart
-
-from pydantic_ai import RetryPromptPart
-from pydantic_ai import SystemPromptPart
 
 pytestmark = pytest.mark.anyio
+
+# Typed as `Any` so the matchers can stand in for datetimes and strings in message constructors.
+IS_NOW: Any = IsNow(tz=UTC)
+IS_STR: Any = IsStr()
 
 
 def call_tool_then_echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -84,18 +78,18 @@ async def test_run_with_tool_messages():
                 parts=[
                     UserPromptPart(
                         content='hello',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
                 usage=RequestUsage(input_tokens=51, output_tokens=2),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[
@@ -103,23 +97,23 @@ async def test_run_with_tool_messages():
                         tool_name='t',
                         content='tool result',
                         tool_call_id='c1',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[TextPart(content='echo: tool result')],
                 usage=RequestUsage(input_tokens=53, output_tokens=5),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
         ]
     )
     assert result.usage() == snapshot(RunUsage(input_tokens=104, output_tokens=7, requests=2, tool_calls=1))
-    assert result.run_id == IsStr()
+    assert result.run_id == IS_STR
     assert repr(result) == snapshot("AgentRunResult(output='echo: tool result')")
     assert result.new_messages_json() == result.all_messages_json()
 
@@ -135,13 +129,10 @@ async def test_iter_async_for_nodes():
     async with agent.iter('hello') as run:
         assert repr(run) == snapshot('<AgentRun result=<run not finished> usage=RunUsage()>')
         nodes = [type(node).__name__ async for node in run]
-        assert repr(run) == snapshot(
-            "<AgentRun result=FinalResult(output='success (no tool calls)') usage=RunUsage(input_tokens=51, output_tokens=4, requests=1)>"
-        )
         assert run.result is not None
         assert run.result.output == 'success (no tool calls)'
         assert run.usage() == snapshot(RunUsage(input_tokens=51, output_tokens=4, requests=1))
-        assert run.run_id == IsStr()
+        assert run.run_id == IS_STR
         assert run.new_messages() == run.all_messages()
         assert run.all_messages_json() == run.new_messages_json()
     assert nodes == snapshot(['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'End'])
@@ -188,31 +179,31 @@ async def test_message_history_continuation():
                 parts=[
                     SystemPromptPart(
                         content='static',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     ),
                     SystemPromptPart(
                         content='dynamic 2',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                         dynamic_ref='test_message_history_continuation.<locals>.dynamic',
                     ),
                     SystemPromptPart(
                         content='ctx prompt 0',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     ),
                     UserPromptPart(
                         content='one',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     ),
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
                 usage=RequestUsage(input_tokens=57, output_tokens=2),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[
@@ -220,35 +211,35 @@ async def test_message_history_continuation():
                         tool_name='t',
                         content='x',
                         tool_call_id='c1',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[TextPart(content='echo: x')],
                 usage=RequestUsage(input_tokens=58, output_tokens=4),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[
                     UserPromptPart(
                         content='two',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[ToolCallPart(tool_name='t', args={}, tool_call_id='c1')],
                 usage=RequestUsage(input_tokens=59, output_tokens=6),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[
@@ -256,18 +247,18 @@ async def test_message_history_continuation():
                         tool_name='t',
                         content='x',
                         tool_call_id='c1',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[TextPart(content='echo: x')],
                 usage=RequestUsage(input_tokens=60, output_tokens=8),
                 model_name='function:call_tool_then_echo:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
         ]
     )
@@ -352,7 +343,6 @@ def test_override_run_sync():
         assert agent.run_sync('x').output == 'instructions: None'
 
 
-@pytest.mark.xfail(reason='`capture_run_messages` hands an empty list, which the run treats as absent')
 def test_capture_run_messages_sync():
     def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError('boom')
@@ -363,7 +353,6 @@ def test_capture_run_messages_sync():
     assert len(messages) == 1
 
 
-@pytest.mark.xfail(reason='`capture_run_messages` hands an empty list, which the run treats as absent')
 async def test_capture_run_messages_failing_run():
     def boom(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError('boom')
@@ -372,15 +361,15 @@ async def test_capture_run_messages_failing_run():
         await Agent(FunctionModel(boom)).run('hi')
     assert messages == [
         ModelRequest(
-            parts=[UserPromptPart(content='hi', timestamp=IsNow(tz=timezone.utc))],
-            timestamp=IsNow(tz=timezone.utc),
-            run_id=IsStr(),
+            parts=[UserPromptPart(content='hi', timestamp=IS_NOW)],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
         )
     ]
 
 
 async def test_no_model():
-    with pytest.raises(UserError, match='`model` must either be set on the agent or included when calling it.'):
+    with pytest.raises(UserError, match=r'`model` must either be set on the agent or included when calling it\.'):
         await Agent(None).run('x')
     assert (await Agent(None).run('x', model=TestModel())).output == 'success (no tool calls)'
 
@@ -438,11 +427,11 @@ Fix the errors and try again.\
                     content="Unknown tool name: 'x'. Available tools: 'a', 'b'",
                     tool_name='x',
                     tool_call_id='c1',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 )
             ],
-            timestamp=IsNow(tz=timezone.utc),
-            run_id=IsStr(),
+            timestamp=IS_NOW,
+            run_id=IS_STR,
         )
     )
 
@@ -472,30 +461,30 @@ async def test_empty_response_retries():
                 parts=[
                     UserPromptPart(
                         content='hi',
-                        timestamp=IsNow(tz=timezone.utc),
+                        timestamp=IS_NOW,
                     )
                 ],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[],
                 usage=RequestUsage(input_tokens=51),
                 model_name='function:empty_then_text:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelRequest(
                 parts=[],
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
             ModelResponse(
                 parts=[TextPart(content='ok')],
                 usage=RequestUsage(input_tokens=51, output_tokens=1),
                 model_name='function:empty_then_text:',
-                timestamp=IsNow(tz=timezone.utc),
-                run_id=IsStr(),
+                timestamp=IS_NOW,
+                run_id=IS_STR,
             ),
         ]
     )
@@ -546,29 +535,29 @@ async def test_end_strategy_early():
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o1',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='final_result',
                     content='Output tool not used - a final result was already processed.',
                     tool_call_id='o2',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='Tool not executed - a final result was already processed.',
                     tool_call_id='f1',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='Tool not executed - a final result was already processed.',
                     tool_call_id='f2',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
             ],
-            timestamp=IsNow(tz=timezone.utc),
-            run_id=IsStr(),
+            timestamp=IS_NOW,
+            run_id=IS_STR,
         )
     )
 
@@ -592,29 +581,29 @@ async def test_end_strategy_exhaustive():
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o1',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='final_result',
                     content='Final result processed.',
                     tool_call_id='o2',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='fr',
                     tool_call_id='f1',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
                 ToolReturnPart(
                     tool_name='f',
                     content='fr',
                     tool_call_id='f2',
-                    timestamp=IsNow(tz=timezone.utc),
+                    timestamp=IS_NOW,
                 ),
             ],
-            timestamp=IsNow(tz=timezone.utc),
-            run_id=IsStr(),
+            timestamp=IS_NOW,
+            run_id=IS_STR,
         )
     )
 
@@ -662,8 +651,8 @@ async def test_usage_within_limits():
         parts=[ToolCallPart('aa', {}, tool_call_id='c1')],
         usage=RequestUsage(input_tokens=51, output_tokens=2),
         model_name='function:one_tool_call:',
-        timestamp=IsNow(tz=timezone.utc),
-        run_id=IsStr(),
+        timestamp=IS_NOW,
+        run_id=IS_STR,
     )
 
 
@@ -707,7 +696,7 @@ async def test_deferred_without_output_type():
 
     with pytest.raises(
         UserError,
-        match='A deferred tool call was present, but `DeferredToolRequests` is not among output types.',
+        match=r'A deferred tool call was present, but `DeferredToolRequests` is not among output types\.',
     ):
         await agent.run('x')
 
@@ -729,5 +718,78 @@ async def test_finished_run_repr():
     )
 
 
-# Keep imported message classes referenced for readable snapshots.
-_ = (SystemPromptPart, UserPromptPart)
+async def test_agent_properties_and_context_manager():
+    agent = Agent(TestModel(), deps_type=int, output_type=Out)
+    assert agent.deps_type is int
+    assert agent.output_type is Out
+    assert isinstance(agent.model, TestModel)
+    assert len(agent.toolsets) == 1
+    async with agent as entered:
+        assert entered is agent
+        result = await agent.run('x', deps=1)
+    assert result.output == Out(a=0)
+    assert result.timestamp() == IS_NOW
+
+
+async def test_output_validator_retry():
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart(f'answer {len(messages)}')])
+
+    agent = Agent(FunctionModel(model))
+
+    @agent.output_validator
+    def check(ctx: RunContext[None], output: str) -> str:
+        if output == 'answer 1':
+            raise ModelRetry('not the first answer')
+        return output.upper()
+
+    result = await agent.run('x')
+    assert result.output == 'ANSWER 3'
+    with pytest.raises(UserError, match='Cannot set a custom run `output_type` when the agent has output validators'):
+        await agent.run('x', output_type=int)
+
+
+async def test_output_tool_bad_args_retry():
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        args: dict[str, Any] = {'a': 'no'} if len(messages) == 1 else {'a': 7}
+        return ModelResponse(parts=[ToolCallPart('final_result', args, tool_call_id='o1')])
+
+    result = await Agent(FunctionModel(model), output_type=Out).run('x')
+    assert result.output == Out(a=7)
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(
+                    content=[
+                        {
+                            'type': 'int_parsing',
+                            'loc': ('a',),
+                            'msg': 'Input should be a valid integer, unable to parse string as an integer',
+                            'input': 'no',
+                        }
+                    ],
+                    tool_name='final_result',
+                    tool_call_id='o1',
+                    timestamp=IS_NOW,
+                )
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
+
+
+@pytest.mark.xfail(reason='upstream keeps a trailing history request separate from the new prompt request')
+async def test_history_ending_with_request():
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('earlier')])]
+    result = await Agent(TestModel()).run('now', message_history=history)
+    assert [[getattr(part, 'content', None) for part in message.parts] for message in result.all_messages()] == [
+        ['earlier'],
+        ['now'],
+        ['success (no tool calls)'],
+    ]
+
+
+async def test_run_ctx():
+    async with Agent(TestModel()).iter('x', deps=None) as run:
+        assert run.ctx.state.usage == RunUsage()

@@ -679,8 +679,7 @@ def test_tool_return_content_validation():
 
     def content_of(content: Any) -> object:
         part = ta.validate_json(pydantic_json({'tool_name': 't', 'content': content, 'tool_call_id': 'c'}))
-        # Typed `Any` here: pyright cannot always resolve the recursive `ToolReturnContent` alias in tests.
-        return cast(Any, part).content
+        return part.content
 
     assert content_of({'a': [image, 1]}) == snapshot({'a': [ImageUrl(url='https://x.com/a.png'), 1]})
     assert content_of([binary, 'x', None]) == snapshot([BinaryContent(data=b'x', media_type='image/png'), 'x', None])
@@ -1061,6 +1060,9 @@ def test_thinking_part_delta_on_delta():
         ThinkingPartDelta(content_delta='c', signature_delta='s2')
     )
     assert ThinkingPartDelta(content_delta='').apply(ThinkingPartDelta()) == ThinkingPartDelta(content_delta='')
+    assert ThinkingPartDelta(content_delta='c', provider_details={'b': 2}).apply(ThinkingPartDelta()) == snapshot(
+        ThinkingPartDelta(content_delta='c', provider_details={'b': 2})
+    )
     assert ThinkingPartDelta(content_delta='c').apply(ThinkingPartDelta(provider_details={})) == snapshot(
         ThinkingPartDelta(content_delta='c', provider_details={})
     )

@@ -302,8 +302,54 @@ def test_root_models_must_be_objects():
     class Numbers(RootModel[list[int]]):
         pass
 
+    class Nested(BaseModel):
+        answer: Answer
+
+    class WrappedNested(RootModel[Nested]):
+        pass
+
     result = Agent(TestModel(), output_type=Wrapped).run_sync('x')
     assert result.output == Wrapped(Answer(value=0))
+    # A root model's schema is its model's when that is its only definition, and kept as it is otherwise.
+    assert [
+        (t.name, t.parameters_json_schema, t.description) for t in output_tools([Wrapped, WrappedNested])
+    ] == snapshot(
+        [
+            (
+                'final_result_Answer',
+                {
+                    'properties': {'value': {'type': 'integer'}},
+                    'required': ['value'],
+                    'title': 'Answer',
+                    'type': 'object',
+                },
+                'An answer.',
+            ),
+            (
+                'final_result_WrappedNested',
+                {
+                    '$defs': {
+                        'Answer': {
+                            'description': 'An answer.',
+                            'properties': {'value': {'type': 'integer'}},
+                            'required': ['value'],
+                            'title': 'Answer',
+                            'type': 'object',
+                        },
+                        'Nested': {
+                            'properties': {'answer': {'$ref': '#/$defs/Answer'}},
+                            'required': ['answer'],
+                            'title': 'Nested',
+                            'type': 'object',
+                        },
+                    },
+                    '$ref': '#/$defs/Nested',
+                    'title': 'WrappedNested',
+                },
+                'WrappedNested: The final response which ends this conversation',
+            ),
+        ]
+    )
     with pytest.raises(UserError, match=r'^Schema must be an object$'):
         Agent(TestModel(), output_type=Numbers)
 
@@ -967,6 +1013,7 @@ def test_structured_dict():
             'item': {'$ref': '#/$defs/Item', 'description': 'dropped'},
             'items': {'type': 'array', 'items': {'$ref': '#/$defs/Item'}},
         },
+        'required': ['item'],
         '$defs': {'Item': {'type': 'string'}, 'Unused': {'$ref': '#/$defs/Unused'}},
     }
     assert output_tools(StructuredDict(schema, name='Thing', description='A thing')) == snapshot(
@@ -975,6 +1022,7 @@ def test_structured_dict():
                 name='final_result',
                 parameters_json_schema={
                     'properties': {'item': {'type': 'string'}, 'items': {'items': {'type': 'string'}, 'type': 'array'}},
+                    'required': ['item'],
                     'title': 'Thing',
                     'type': 'object',
                 },
@@ -1002,6 +1050,21 @@ def test_structured_dict():
 
 
 # Deferred tool requests and invalid specs.
+
+
+def test_which_outputs_allow_text():
+    assert [
+        OutputSchema[Any].build(spec).allows_text
+        for spec in [
+            str,
+            [str, Answer],
+            TextOutput(shout),
+            Answer,
+            NativeOutput(Answer),
+            ToolOutput(Answer),
+            make_thing,
+        ]
+    ] == [True, True, True, True, True, False, True]
 
 
 def test_deferred_tool_requests_among_outputs():

@@ -1,39 +1,45 @@
 """Tests of function tools run by the agent, through the public API."""
 
+# pyright: reportUnusedFunction=false
+# Tools registered by decorator are only used through the agent, which pyright cannot see.
+
 from __future__ import annotations
 
 import threading
-from datetime import timezone
+from datetime import UTC
+from typing import Any
 
 import anyio
 import pytest
 from dirty_equals import IsNow, IsStr
 from inline_snapshot import snapshot
-
 from pydantic_ai import (
     Agent,
     FunctionToolset,
-    ModelRetry,
-    RunContext,
-    Tool,
-    ToolDefinition,
-    ToolReturn,
-    UnexpectedModelBehavior,
-    UserError,
-)
-from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ModelRetry,
+    RequestUsage,
     RetryPromptPart,
+    RunContext,
     TextPart,
+    Tool,
     ToolCallPart,
+    ToolDefinition,
+    ToolReturn,
     ToolReturnPart,
+    UnexpectedModelBehavior,
+    UserError,
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 pytestmark = pytest.mark.anyio
+
+# Typed as `Any` so the matchers can stand in for datetimes and strings in message constructors.
+IS_NOW: Any = IsNow(tz=UTC)
+IS_STR: Any = IsStr()
 
 
 def call_tools(*calls: tuple[str, dict[str, object]]):
@@ -72,7 +78,27 @@ async def test_arg_validation_retry():
         return x  # pragma: no cover
 
     result = await agent.run('x')
-    assert result.all_messages()[2] == snapshot()
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(
+                    content=[
+                        {
+                            'type': 'int_parsing',
+                            'loc': ('x',),
+                            'msg': 'Input should be a valid integer, unable to parse string as an integer',
+                            'input': 'no',
+                        }
+                    ],
+                    tool_name='f',
+                    tool_call_id='c0',
+                    timestamp=IS_NOW,
+                )
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
 
 
 async def test_arg_validation_exceeds_retries():
@@ -94,7 +120,11 @@ async def test_model_retry_from_tool():
         raise ModelRetry(f'try again, retry {ctx.retry}')
 
     result = await agent.run('x')
-    assert result.output == snapshot()
+    assert result.output == snapshot("""\
+try again, retry 0
+
+Fix the errors and try again.\
+""")
 
 
 async def test_tool_retries_option():
@@ -119,7 +149,25 @@ async def test_tool_return_with_content_and_metadata():
         return ToolReturn(return_value='value', content='extra', metadata={'m': 1})
 
     result = await agent.run('x')
-    assert result.all_messages()[2] == snapshot()
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name='f',
+                    content='value',
+                    tool_call_id='c0',
+                    metadata={'m': 1},
+                    timestamp=IS_NOW,
+                ),
+                UserPromptPart(
+                    content='extra',
+                    timestamp=IS_NOW,
+                ),
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
 
 
 async def test_tools_run_concurrently_results_in_call_order():
@@ -161,13 +209,13 @@ async def test_sequential_tool_runs_alone():
     @agent.tool_plain
     async def b() -> str:
         events.append('b start')
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         events.append('b end')
         return 'b'
 
     result = await agent.run('x')
     assert result.output == 'a | b'
-    assert events == snapshot()
+    assert events == snapshot(['a start', 'a end', 'b start', 'b end'])
 
 
 async def test_sync_tool_runs_in_worker_thread():
@@ -200,7 +248,11 @@ async def test_tool_timeout():
         return 'late'  # pragma: no cover
 
     result = await agent.run('x')
-    assert result.output == snapshot()
+    assert result.output == snapshot("""\
+Timed out after 0.01 seconds.
+
+Fix the errors and try again.\
+""")
 
 
 def plain_tool() -> str:
@@ -268,10 +320,49 @@ async def test_prepare_tools():
 
     agent = Agent(FunctionModel(model), tools=[plain_tool, other_tool], prepare_tools=prepare)
     await agent.run('x')
-    assert seen == snapshot()
+    assert seen == snapshot([['plain_tool: A tool registered by name.']])
 
 
 async def test_tool_call_messages():
     agent = Agent(call_tools(('plain_tool', {})), tools=[plain_tool])
     result = await agent.run('x')
-    assert result.all_messages() == snapshot()
+    assert result.all_messages() == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    UserPromptPart(
+                        content='x',
+                        timestamp=IS_NOW,
+                    )
+                ],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+            ModelResponse(
+                parts=[ToolCallPart(tool_name='plain_tool', args={}, tool_call_id='c0')],
+                usage=RequestUsage(input_tokens=51, output_tokens=2),
+                model_name='function:model:',
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='plain_tool',
+                        content='plain',
+                        tool_call_id='c0',
+                        timestamp=IS_NOW,
+                    )
+                ],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+            ModelResponse(
+                parts=[TextPart(content='plain')],
+                usage=RequestUsage(input_tokens=52, output_tokens=3),
+                model_name='function:model:',
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+        ]
+    )

@@ -622,7 +622,7 @@ def _function_output(function: Callable[..., Any]) -> _ObjectOutput:
 def _model_output(output: type[Any]) -> _ObjectOutput:
     adapter = TypeAdapter[Any](output)
     json_schema = _inline_top_ref(adapter.json_schema(schema_generator=_OutputJsonSchema))
-    if json_schema.get('type') != 'object':
+    if json_schema.get('type', 'object') != 'object':
         raise UserError('Schema must be an object')
     description = json_schema.pop('description', None)
     return _ObjectOutput(
@@ -648,15 +648,15 @@ def _wrapped_output(output: Any) -> _ObjectOutput:
 
 
 def _inline_top_ref(json_schema: JsonSchemaValue) -> JsonSchemaValue:
-    """The schema itself when it is only a reference to one of its definitions (as a root model's is)."""
+    """The definition itself when the schema only refers to its single definition (as a simple root model's does).
+
+    A schema with more definitions is kept as it is, as upstream does.
+    """
     ref = json_schema.get('$ref')
-    if not isinstance(ref, str) or not ref.startswith('#/$defs/'):
-        return json_schema
-    defs: dict[str, Any] = dict(json_schema.get('$defs', {}))
-    target: dict[str, Any] = dict(defs.pop(ref.removeprefix('#/$defs/')))
-    if defs:
-        target['$defs'] = defs
-    return target
+    defs: dict[str, Any] = json_schema.get('$defs', {})
+    if isinstance(ref, str) and len(defs) == 1 and ref == f'#/$defs/{next(iter(defs))}':
+        return dict(next(iter(defs.values())))
+    return json_schema
 
 
 def _is_json_text_marker(item: Any) -> TypeGuard[NativeOutput[Any] | PromptedOutput[Any]]:

@@ -222,7 +222,7 @@ class FileUrl(ABC):
         compare=False, default=None
     )
 
-    def __init__(
+    def __init__(  # noqa: B027 -- deliberately empty, see the comment in the body
         self,
         url: str,
         *,
@@ -231,12 +231,9 @@ class FileUrl(ABC):
         force_download: bool = False,
         vendor_metadata: dict[str, Any] | None = None,
     ) -> None:
-        # Pydantic validates the arguments and sets the fields; this signature is what users see.
-        self.url = url
-        self.force_download = force_download
-        self.vendor_metadata = vendor_metadata
-        self._media_type = media_type
-        self._identifier = identifier
+        # Never runs: pydantic replaces `__init__` with one that validates the arguments and sets the fields.
+        # It is declared for its signature, which type checkers and `inspect.signature` report.
+        ...
 
     @abstractmethod
     def _infer_media_type(self) -> str:
@@ -280,14 +277,8 @@ class ImageUrl(FileUrl):
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['image-url'] = 'image-url',
     ) -> None:
-        super().__init__(
-            url,
-            media_type=media_type,
-            identifier=identifier,
-            force_download=force_download,
-            vendor_metadata=vendor_metadata,
-        )
-        self.kind = kind
+        # Never runs; see `FileUrl.__init__`.
+        ...
 
     def _infer_media_type(self) -> str:
         return _guess_media_type(self.url, 'image')
@@ -316,14 +307,8 @@ class AudioUrl(FileUrl):
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['audio-url'] = 'audio-url',
     ) -> None:
-        super().__init__(
-            url,
-            media_type=media_type,
-            identifier=identifier,
-            force_download=force_download,
-            vendor_metadata=vendor_metadata,
-        )
-        self.kind = kind
+        # Never runs; see `FileUrl.__init__`.
+        ...
 
     def _infer_media_type(self) -> str:
         return _guess_media_type(self.url, 'audio')
@@ -352,14 +337,8 @@ class VideoUrl(FileUrl):
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['video-url'] = 'video-url',
     ) -> None:
-        super().__init__(
-            url,
-            media_type=media_type,
-            identifier=identifier,
-            force_download=force_download,
-            vendor_metadata=vendor_metadata,
-        )
-        self.kind = kind
+        # Never runs; see `FileUrl.__init__`.
+        ...
 
     @property
     def is_youtube(self) -> bool:
@@ -396,14 +375,8 @@ class DocumentUrl(FileUrl):
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['document-url'] = 'document-url',
     ) -> None:
-        super().__init__(
-            url,
-            media_type=media_type,
-            identifier=identifier,
-            force_download=force_download,
-            vendor_metadata=vendor_metadata,
-        )
-        self.kind = kind
+        # Never runs; see `FileUrl.__init__`.
+        ...
 
     def _infer_media_type(self) -> str:
         return _guess_media_type(self.url, 'document')
@@ -446,12 +419,9 @@ class BinaryContent:
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['binary'] = 'binary',
     ) -> None:
-        # Pydantic validates the arguments and sets the fields; this signature is what users see.
-        self.data = data
-        self.media_type = media_type
-        self._identifier = identifier
-        self.vendor_metadata = vendor_metadata
-        self.kind = kind
+        # Never runs: pydantic replaces `__init__` with one that validates the arguments and sets the fields.
+        # It is declared for its signature, which type checkers and `inspect.signature` report.
+        ...
 
     @staticmethod
     def narrow_type(bc: BinaryContent) -> BinaryContent | BinaryImage:
@@ -540,7 +510,8 @@ class BinaryImage(BinaryContent):
         vendor_metadata: dict[str, Any] | None = None,
         kind: Literal['binary'] = 'binary',
     ) -> None:
-        super().__init__(data, media_type=media_type, identifier=identifier, vendor_metadata=vendor_metadata, kind=kind)
+        # Never runs; see `BinaryContent.__init__`.
+        ...
 
     def __post_init__(self) -> None:
         if not self.is_image:

@@ -208,8 +208,7 @@ def _tool_call(tool_name: str, args: Any) -> ToolCallPart:
 
 def _tool_results_text(messages: Sequence[ModelMessage]) -> str:
     results: dict[str, Any] = {
-        # The recursive `ToolReturnContent` alias reads as partially unknown; any value is fine here.
-        part.tool_name: part.content  # pyright: ignore[reportUnknownMemberType]
+        part.tool_name: part.content
         for message in messages
         if isinstance(message, ModelRequest)
         for part in message.parts
