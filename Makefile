@@ -8,10 +8,10 @@ STAMP := $(VENV)/.installed
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
+$(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ./pydantic_ai_slim -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.

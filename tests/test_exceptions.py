@@ -28,8 +28,12 @@ def test_signatures():
     } == snapshot(
         {
             'ModelRetry': "(message: 'str')",
-            'CallDeferred': "(metadata: 'dict[str, Any] | None' = None)",
-            'ApprovalRequired': "(metadata: 'dict[str, Any] | None' = None)",
+            # `context` and `deferred_tool_requests` are this project's additions (nested calls, saved state).
+            'CallDeferred': (
+                "(metadata: 'dict[str, Any] | None' = None, context: 'Any' = None, "
+                "deferred_tool_requests: 'DeferredToolRequests | None' = None)"
+            ),
+            'ApprovalRequired': "(metadata: 'dict[str, Any] | None' = None, context: 'Any' = None)",
             'UserError': "(message: 'str')",
             'AgentRunError': "(message: 'str')",
             'UnexpectedModelBehavior': "(message: 'str', body: 'str | None' = None)",

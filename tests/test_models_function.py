@@ -143,7 +143,7 @@ async def test_sync_function_gets_messages_and_agent_info_in_a_worker_thread():
         model_request_parameters=params,
         instructions='Be brief.',
     )
-    assert recorder.info is not None and recorder.info.model_request_parameters is params
+    assert recorder.info is not None and recorder.info.model_request_parameters == params
     assert recorder.messages is messages
     assert recorder.thread != threading.get_ident()
 

@@ -103,7 +103,7 @@ async def test_first_request_calls_every_function_tool():
         )
     )
     assert (response.provider_name, response.finish_reason) == (None, None)
-    assert model.last_model_request_parameters is TEXT_PARAMS
+    assert model.last_model_request_parameters == TEXT_PARAMS
 
 
 async def test_call_tools_chooses_tools_in_the_given_order():
@@ -314,7 +314,7 @@ async def test_custom_output_text_needs_text_output():
     model = TestModel(custom_output_text='text')
     with pytest.raises(AssertionError, match=re.escape('Plain response not allowed, but `custom_output_text` is set.')):
         await model.request([PROMPT], None, TOOL_PARAMS)
-    assert model.last_model_request_parameters is TOOL_PARAMS
+    assert model.last_model_request_parameters == TOOL_PARAMS
 
 
 async def test_custom_output_text_and_args_conflict():

@@ -936,19 +936,6 @@ Don't include any text or Markdown fencing before or after.
 def test_output_templates(output_type: OutputSpec[Any], profile: ModelProfile, template: str | None):
     schema = OutputSchema[Any].build(output_type)
     assert schema.request_parameters(TestModel(profile=profile))['prompted_output_template'] == template
-    assert schema.instructions(TestModel(profile=profile)) is None
-
-
-def test_prompted_output_instructions_render():
-    from pydantic_ai._output import prompted_output_instructions
-
-    object_def = OutputObjectDefinition({'type': 'object'}, name='N', description='D')
-    assert prompted_output_instructions('S={schema}', object_def) == snapshot(
-        'S={"type": "object", "title": "N", "description": "D"}'
-    )
-    assert prompted_output_instructions('No placeholder', OutputObjectDefinition({'type': 'object'})) == snapshot(
-        'No placeholder\n\n{"type": "object"}'
-    )
 
 
 @pytest.mark.parametrize(

@@ -7,45 +7,60 @@ turns the response into the next request (tool results, retries) or the final re
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from pydantic_graph import BaseNode, End, Graph, GraphRunContext
 from typing_extensions import TypeVar
 
-from . import _utils
+from . import _deferred, _utils
 from ._errors import ToolRetryError
 from ._output import OutputSchema, OutputValidator
 from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
-from ._tool_calls import ToolCallBatch, run_tool_calls
+from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
 from .exceptions import UnexpectedModelBehavior
 from .messages import (
+    AgentStreamEvent,
+    FinalResultEvent,
+    HandleResponseEvent,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    RetryPromptPart,
     SystemPromptPart,
+    ToolReturnPart,
     UserContent,
     UserPromptPart,
 )
 from .models import Model, ModelRequestParameters
-from .result import FinalResult
+from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings
-from .tools import DeferredToolResults
+from .tools import DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
+
+if TYPE_CHECKING:
+    from .run import AgentRun
 
 __all__ = (
     'AgentNode',
     'CallToolsNode',
     'EndStrategy',
+    'EventStreamHandler',
     'GraphAgentDeps',
     'GraphAgentState',
     'ModelRequestNode',
     'UserPromptNode',
     'build_agent_graph',
+    'stream_run',
 )
 
 DepsT = TypeVar('DepsT')
@@ -53,6 +68,10 @@ NodeRunEndT = TypeVar('NodeRunEndT', default=Any)
 EndStrategy: TypeAlias = Literal['early', 'exhaustive']
 """What to do with the other tool calls of a response that gives the final result: `'early'` skips them,
 `'exhaustive'` runs them."""
+
+EventStreamHandler: TypeAlias = Callable[[RunContext[DepsT], AsyncIterable[AgentStreamEvent]], Awaitable[None]]
+"""A function that receives the events of a run as it goes: for each model request the events of the streamed
+response, and for each tool-call stage the `FunctionToolCallEvent`s and `FunctionToolResultEvent`s."""
 
 
 @dataclass(kw_only=True)
@@ -69,6 +88,8 @@ class GraphAgentState:
     """The number of model requests made in the run."""
     run_id: str = field(default_factory=_utils.generate_run_id)
     """The id of the run."""
+    history_has_adjacent_requests: bool = False
+    """Whether two requests follow each other in the history, so the model must be sent a merged copy."""
 
     def increment_retries(self, max_result_retries: int, error: BaseException | None = None) -> None:
         """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`."""
@@ -98,6 +119,10 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     instructions: list[str | SystemPromptRunner[DepsT]]
     validation_context: Any = None
     metadata: dict[str, Any] | None = None
+    event_stream_handler: EventStreamHandler[DepsT] | None = None
+    """When set, model requests are streamed and each node's events are passed to it."""
+    tool_event_sink: Callable[[HandleResponseEvent], None] | None = None
+    """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -114,16 +139,17 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
         )
 
     async def get_instructions(self, ctx: RunContext[DepsT]) -> str | None:
-        """The instructions for the next request, static and dynamic, joined by blank lines."""
-        texts: list[str] = []
+        """The instructions for the next request, or `None` if there are none.
+
+        As upstream: the static strings (the agent's, then the run's) form one block, joined by newlines; the
+        non-empty texts of the functions follow in order, each after a blank line.
+        """
+        static = '\n'.join(item for item in self.instructions if isinstance(item, str)).strip()
+        texts = [static] if static else []
         for item in self.instructions:
-            text = item if isinstance(item, str) else await item.run(ctx)
-            if text:
-                texts.append(text.strip())
-        extra = self.output_schema.instructions(self.model)
-        if extra:
-            texts.append(extra)
-        return '\n\n'.join(texts) or None
+            if not isinstance(item, str) and (text := await item.run(ctx)):
+                texts.append(text)
+        return '\n\n'.join(texts).strip() or None
 
 
 AgentGraphRunContext: TypeAlias = GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -151,16 +177,29 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
     )
     """Dynamic system prompt functions, by qualified name."""
 
-    async def run(self, ctx: AgentGraphRunContext[DepsT]) -> ModelRequestNode[DepsT, NodeRunEndT]:
-        """Build the first request."""
+    async def run(
+        self, ctx: AgentGraphRunContext[DepsT]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
+        """Build the first request, or continue from the history's last response (e.g. to resume deferred calls)."""
         history = ctx.state.message_history
+        response = _deferred.response_to_resume(history, self.deferred_tool_results, self.user_prompt)
+        if response is not None:
+            # The requests already after the response stay messages of their own; the next joins them.
+            ctx.state.history_has_adjacent_requests |= isinstance(history[-1], ModelRequest)
+            return CallToolsNode(
+                response, deferred_tool_results=self.deferred_tool_results, user_prompt=self.user_prompt
+            )
         run_context = ctx.deps.run_context(ctx.state)
         parts: list[ModelRequestPart] = []
         if history:
             await self._refresh_dynamic_system_prompts(history, run_context)
             if isinstance(history[-1], ModelRequest):
-                # A history that ends with a request is continued: its parts are sent with the new prompt.
-                parts.extend(cast(ModelRequest, history.pop()).parts)
+                if self.user_prompt is None:
+                    # A history that ends with a request and no new prompt: that request is the one sent.
+                    parts.extend(cast(ModelRequest, history.pop()).parts)
+                else:
+                    # It stays a message of its own; the model sees it merged with the new one.
+                    ctx.state.history_has_adjacent_requests = True
         else:
             parts.extend(await self._system_prompt_parts(run_context))
         if self.user_prompt is not None:
@@ -203,9 +242,18 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
 
     request: ModelRequest
     """The request to send."""
+    _result: CallToolsNode[DepsT, NodeRunEndT] | None = field(default=None, init=False, repr=False, compare=False)
+    _did_stream: bool = field(default=False, init=False, repr=False, compare=False)
 
     async def run(self, ctx: AgentGraphRunContext[DepsT]) -> CallToolsNode[DepsT, NodeRunEndT]:
-        """Send the request."""
+        """Send the request (streamed to the run's event stream handler, if it has one)."""
+        handler = ctx.deps.event_stream_handler
+        if self._result is None and handler is not None:
+            async with self.stream(ctx) as stream:
+                await handler(ctx.deps.run_context(ctx.state), stream)
+        if self._result is not None:
+            # The response was already streamed with `stream()`.
+            return self._result
         messages, settings, params = await self._prepare(ctx)
         response = await ctx.deps.model.request(messages, settings, params)
         return self._finish(ctx, response)
@@ -224,12 +272,64 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.usage_limits.check_before_request(state.usage)
         params = _request_parameters(deps)
         settings, params = deps.model.prepare_request(deps.model_settings, params)
-        return state.message_history, settings, params
+        messages = state.message_history
+        if state.history_has_adjacent_requests:
+            messages = merge_adjacent_messages(messages)
+        return messages, settings, params
 
-    def _finish(self, ctx: AgentGraphRunContext[DepsT], response: ModelResponse) -> CallToolsNode[DepsT, NodeRunEndT]:
+    @asynccontextmanager
+    async def stream(self, ctx: AgentGraphRunContext[DepsT]) -> AsyncIterator[AgentStream[DepsT, NodeRunEndT]]:
+        """Send the request as a streamed request, and yield the response as it streams in.
+
+        Whatever is left of the stream is read when the block is left, so that the node's result (the
+        `CallToolsNode` that `run` then returns) has the whole response.
+        """
+        async with self._open_stream(ctx) as stream:
+            yield stream
+            await stream._close_streams()
+            async for _ in stream:
+                pass
+        self._finish_stream(ctx, stream)
+
+    @asynccontextmanager
+    async def _open_stream(self, ctx: AgentGraphRunContext[DepsT]) -> AsyncIterator[AgentStream[DepsT, NodeRunEndT]]:
+        """Start the streamed request; leaving the block closes the model's stream, read to the end or not."""
+        assert not self._did_stream, 'stream() should only be called once per node'
+        self._did_stream = True
+        messages, settings, params = await self._prepare(ctx)
+        state, deps = ctx.state, ctx.deps
+        # The request counts from its start, so the usage seen while it streams includes it.
+        state.usage.requests += 1
+        run_context = deps.run_context(state)
+        async with deps.model.request_stream(messages, settings, params, run_context) as response_stream:
+            stream = AgentStream[DepsT, NodeRunEndT](
+                _raw_stream_response=response_stream,
+                _output_schema=deps.output_schema,
+                _output_validators=deps.output_validators,
+                _run_ctx=run_context,
+                _usage_limits=deps.usage_limits,
+                _tool_manager=deps.tool_manager,
+            )
+            try:
+                yield stream
+            finally:
+                # Closed here, not left to the garbage collector, so no generator outlives the request.
+                with anyio.CancelScope(shield=True):
+                    await stream._close()
+
+    def _finish_stream(
+        self, ctx: AgentGraphRunContext[DepsT], stream: AgentStream[DepsT, NodeRunEndT]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        self._result = self._finish(ctx, stream.get(), request_counted=True)
+        return self._result
+
+    def _finish(
+        self, ctx: AgentGraphRunContext[DepsT], response: ModelResponse, *, request_counted: bool = False
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
         state = ctx.state
         response.run_id = state.run_id
-        state.usage.requests += 1
+        if not request_counted:
+            state.usage.requests += 1
         state.usage.incr(response.usage)
         ctx.deps.usage_limits.check_tokens(state.usage)
         state.message_history.append(response)
@@ -251,17 +351,30 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     model_response: ModelResponse
     """The response to handle."""
-    tool_call_results: dict[str, Any] | None = None
-    """Results for deferred calls of the response, when resuming."""
-    tool_call_metadata: dict[str, dict[str, Any]] | None = None
-    """Metadata for approved deferred calls, when resuming."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """When resuming: the answers to the response's deferred calls (the run's `deferred_tool_results`)."""
     user_prompt: str | Sequence[UserContent] | None = None
-    """A user prompt to send after the tool results, when resuming."""
+    """When resuming: a user prompt to send after the tool results."""
+    _next_node: ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     async def run(
         self, ctx: AgentGraphRunContext[DepsT]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
-        """Handle the response."""
+        """Handle the response (passing the tool-call events to the run's event stream handler, if it has one)."""
+        handler = ctx.deps.event_stream_handler
+        # While the node streams, `tool_event_sink` is set and this is the call that does the work.
+        if self._next_node is None and handler is not None and ctx.deps.tool_event_sink is None:
+            async with self.stream(ctx) as events:
+                await handler(ctx.deps.run_context(ctx.state), events)
+        if self._next_node is not None:
+            return self._next_node
+        if ctx.deps.tool_manager.ctx is None:
+            # The run continues from a response of the history: no request has listed the tools yet.
+            ctx.deps.tool_manager = await ctx.deps.tool_manager.for_run_step(ctx.deps.run_context(ctx.state))
+        if self.deferred_tool_results is not None:
+            return await self._resume(ctx, self.deferred_tool_results)
         tool_calls = self.model_response.tool_calls
         if tool_calls:
             return await self._handle_tool_calls(ctx)
@@ -269,6 +382,48 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if text:
             return await self._handle_text(ctx, text)
         return self._handle_empty(ctx)
+
+    @asynccontextmanager
+    async def stream(self, ctx: AgentGraphRunContext[DepsT]) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
+        """Handle the response, yielding the events of its tool calls as they happen.
+
+        The tool calls run while the block is open, whether or not the events are read; `run` then returns the
+        node they led to.
+        """
+        if self._next_node is not None:
+            yield _no_events()
+            return
+        send, receive = anyio.create_memory_object_stream[HandleResponseEvent](math.inf)
+        errors: list[Exception] = []
+        body_error: Exception | None = None
+        with receive:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._handle_streaming, ctx, send, errors)
+                try:
+                    yield _received_events(receive)
+                except Exception as e:
+                    # Re-raised below as itself: a task group would wrap it in an exception group.
+                    body_error = e
+                    tg.cancel_scope.cancel()
+        if body_error is not None:
+            raise body_error
+        if errors:
+            raise errors[0]
+
+    async def _handle_streaming(
+        self,
+        ctx: AgentGraphRunContext[DepsT],
+        send: MemoryObjectSendStream[HandleResponseEvent],
+        errors: list[Exception],
+    ) -> None:
+        with send:
+            ctx.deps.tool_event_sink = send.send_nowait
+            try:
+                self._next_node = await self.run(ctx)
+            except Exception as e:
+                errors.append(e)
+            finally:
+                ctx.deps.tool_event_sink = None
 
     async def _handle_tool_calls(
         self, ctx: AgentGraphRunContext[DepsT]
@@ -279,6 +434,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             ctx.state.message_history.append(_next_request(batch.parts, ctx.state))
             return End(batch.final_result)
         return ModelRequestNode(ModelRequest(parts=batch.parts))
+
+    async def _resume(
+        self, ctx: AgentGraphRunContext[DepsT], results: DeferredToolResults
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        outcome = await _deferred.resume(self.model_response, results, self.user_prompt, ctx.state, ctx.deps)
+        if isinstance(outcome, FinalResult):
+            return End(outcome)
+        return ModelRequestNode(outcome)
 
     async def _handle_text(
         self, ctx: AgentGraphRunContext[DepsT], text: str
@@ -295,13 +458,152 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         return End(FinalResult(output))
 
     def _handle_empty(self, ctx: AgentGraphRunContext[DepsT]) -> ModelRequestNode[DepsT, NodeRunEndT]:
-        # An empty response (no parts, or only empty text) gets an empty request: the model is asked again.
+        # A response without parts gets an empty request, so the model is simply asked again; one with parts but
+        # neither text nor tool calls (empty text, only thinking) is told what is expected, as upstream does.
         ctx.state.increment_retries(ctx.deps.max_result_retries)
-        return ModelRequestNode(ModelRequest(parts=[]))
+        if not self.model_response.parts:
+            return ModelRequestNode(ModelRequest(parts=[]))
+        if ctx.deps.output_schema.request_parameters(ctx.deps.model)['allow_text_output']:
+            message = 'Please return text or call a tool.'
+        else:
+            message = 'Please return text or include your response in a tool call.'
+        return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+async def _no_events() -> AsyncIterator[HandleResponseEvent]:
+    return
+    yield  # pragma: no cover
+
+
+async def _received_events(
+    receive: MemoryObjectReceiveStream[HandleResponseEvent],
+) -> AsyncIterator[HandleResponseEvent]:
+    async for event in receive:
+        yield event
 
 
 def _next_request(parts: list[ModelRequestPart], state: GraphAgentState) -> ModelRequest:
     return ModelRequest(parts=parts, timestamp=_utils.now_utc(), run_id=state.run_id)
+
+
+def merge_adjacent_messages(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The messages with each run of adjacent responses, and of adjacent requests, merged into one message.
+
+    Requests merge only when at most one of them has instructions, or both have the same; the merged request
+    keeps them. A model then always sees requests and responses take turns, as upstream sends them.
+    """
+    merged: list[ModelMessage] = []
+    for message in messages:
+        last = merged[-1] if merged else None
+        if isinstance(last, ModelResponse) and isinstance(message, ModelResponse):
+            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
+        elif isinstance(last, ModelRequest) and isinstance(message, ModelRequest) and _can_merge(last, message):
+            instructions = message.instructions if message.instructions is not None else last.instructions
+            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts], instructions=instructions)
+        else:
+            merged.append(message)
+    return merged
+
+
+def _can_merge(first: ModelRequest, second: ModelRequest) -> bool:
+    return first.instructions is None or second.instructions is None or first.instructions == second.instructions
+
+
+@asynccontextmanager
+async def stream_run(
+    agent_run: AgentRun[Any, Any], handler: EventStreamHandler[Any] | None
+) -> AsyncIterator[StreamedRunResult[Any, Any]]:
+    """Drive a run until a response starts the final result, and yield a result streaming that response.
+
+    Requests are streamed; a response that does not start the final result is read to its end and handled like
+    in `run`. If the run ends without such a response (the final result came from the tool-call stage), the
+    result holds the finished run instead.
+    """
+    ctx: AgentGraphRunContext[Any] = agent_run.ctx
+    state, deps = ctx.state, ctx.deps
+    node = agent_run.next_node
+    while not isinstance(node, End):
+        if isinstance(node, ModelRequestNode):
+            request_node: ModelRequestNode[Any, Any] = node
+            async with request_node._open_stream(ctx) as stream:
+                if await _stream_to_final_result(stream, handler, deps.run_context(state)):
+                    result = StreamedRunResult[Any, Any](
+                        state.message_history,
+                        deps.new_message_index,
+                        stream,
+                        on_complete=partial(_complete_streamed_response, ctx, request_node, stream),
+                    )
+                    try:
+                        yield result
+                    finally:
+                        with anyio.CancelScope(shield=True):
+                            await result._close()
+                    return
+            request_node._finish_stream(ctx, stream)
+        elif isinstance(node, CallToolsNode) and handler is not None:
+            async with node.stream(ctx) as events:
+                await handler(deps.run_context(state), events)
+        node = await agent_run.next(node)
+    yield StreamedRunResult[Any, Any](state.message_history, deps.new_message_index, run_result=agent_run.result)
+
+
+async def _stream_to_final_result(
+    stream: AgentStream[Any, Any], handler: EventStreamHandler[Any] | None, run_context: RunContext[Any]
+) -> bool:
+    """Read the stream up to the event that starts the final result, passing the events to `handler`.
+
+    Returns whether the final result started; if not, the stream was read to its end.
+    """
+    found = False
+
+    async def until_final() -> AsyncGenerator[AgentStreamEvent, None]:
+        nonlocal found
+        async for event in stream:
+            yield event
+            if isinstance(event, FinalResultEvent):
+                found = True
+                return
+
+    events = until_final()
+    try:
+        if handler is not None:
+            await handler(run_context, events)
+        # Whatever the handler did not read is read here.
+        async for _ in events:
+            pass
+    finally:
+        await events.aclose()
+    return found
+
+
+async def _complete_streamed_response(
+    ctx: AgentGraphRunContext[Any],
+    node: ModelRequestNode[Any, Any],
+    stream: AgentStream[Any, Any],
+    response: ModelResponse,
+) -> None:
+    """Finish a run whose final result was streamed: record the response, then handle its other tool calls."""
+    state = ctx.state
+    node._result = node._finish(ctx, response, request_counted=True)
+    output = await stream.get_output()
+    final = stream._raw_stream_response.final_result_event
+    assert final is not None, 'a streamed run ends at a final result'
+    calls = response.tool_calls
+    parts: list[ModelRequestPart] = []
+    if final.tool_name is not None:
+        # The output tool call was validated while streaming; it is acknowledged, not processed again.
+        output_call = _find_call(response, final.tool_name, final.tool_call_id)
+        calls = [call for call in calls if call is not output_call]
+        parts.append(ToolReturnPart(output_call.tool_name, _FINAL_RESULT_PROCESSED, output_call.tool_call_id))
+    elif isinstance(output, DeferredToolRequests):
+        # The calls that must wait are the output itself.
+        waiting = {call.tool_call_id for call in [*output.calls, *output.approvals]}
+        calls = [call for call in calls if call.tool_call_id not in waiting]
+    batch = ToolCallBatch(calls, final_result=FinalResult(output, final.tool_name, final.tool_call_id))
+    await run_tool_calls(batch, state, ctx.deps)
+    parts.extend(batch.parts)
+    if parts:
+        state.message_history.append(_next_request(parts, state))
 
 
 AgentNode: TypeAlias = (

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, is_dataclass
 from inspect import Parameter, signature
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_origin
 
-from griffe import Docstring, DocstringOptions, DocstringSectionKind, GoogleOptions
 from pydantic import BaseModel, ConfigDict
 from pydantic._internal import _config, _decorators, _generate_schema, _typing_extra
 from pydantic.fields import FieldInfo
@@ -26,6 +25,8 @@ from ._run_context import RunContext
 from .exceptions import UserError
 
 if TYPE_CHECKING:
+    from griffe import DocstringOptions
+
     from .tools import DocstringFormat
 
 __all__ = ('FunctionSchema', 'function_schema', 'passthrough_validator')
@@ -315,6 +316,9 @@ def _describe(function: Callable[..., Any], docstring_format: DocstringFormat) -
     doc = function.__doc__
     if doc is None:
         return None, {}
+    # griffe is imported on first use: it is a good part of the import time of the package otherwise.
+    from griffe import Docstring, DocstringSectionKind, GoogleOptions
+
     style = _guess_style(doc) if docstring_format == 'auto' else docstring_format
     options: DocstringOptions = {'warnings': False}
     if style == 'google':

@@ -9,7 +9,6 @@ is asked for (given the model's profile) and `toolset` lists the output tools; f
 from __future__ import annotations
 
 import inspect
-import json
 import re
 import types
 from collections.abc import Awaitable, Callable, Sequence
@@ -56,7 +55,7 @@ if TYPE_CHECKING:
     from .models import Model
     from .profiles import ModelProfile
 
-__all__ = ('OutputSchema', 'OutputToolset', 'OutputValidator', 'prompted_output_instructions')
+__all__ = ('OutputSchema', 'OutputToolset', 'OutputValidator')
 
 DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
 DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversation'
@@ -295,6 +294,11 @@ class OutputSchema(Generic[OutputDataT]):
         """Whether a plain-text response can produce the output (as text, or as JSON text for structured output)."""
         return self._text is not None or self._json_text is not None
 
+    @property
+    def allows_plain_text(self) -> bool:
+        """Whether the output can be plain text (`str` or a `TextOutput`), not only structured data."""
+        return self._text is not None
+
     def request_parameters(self, model: Model) -> dict[str, Any]:
         """The `ModelRequestParameters` fields about the output (all but the tools) for a request to `model`.
 
@@ -318,16 +322,6 @@ class OutputSchema(Generic[OutputDataT]):
             params['output_object'] = self._json_text.object_def
             params['prompted_output_template'] = self._template(mode, profile)
         return params
-
-    def instructions(self, model: Model) -> str | None:
-        """Instructions to add to a request's `instructions` for the output: none.
-
-        The schema instructions of prompted output (and of native output on models that need the schema repeated)
-        are not part of the messages: the model adds them when it builds its request, from the
-        `prompted_output_template` and `output_object` of `request_parameters` (see
-        `prompted_output_instructions`). So `ModelRequest.instructions` holds only the agent's own instructions.
-        """
-        return None
 
     def max_retries_for(self, tool_name: str) -> int | None:
         """The `max_retries` given with `ToolOutput` for an output tool, if any.
@@ -467,22 +461,6 @@ class OutputValidator(Generic[AgentDepsT, _OutputT]):
                 raise ToolRetryError(RetryPromptPart(e.message)) from e
             retry = RetryPromptPart(e.message, tool_name=tool_call.tool_name, tool_call_id=tool_call.tool_call_id)
             raise ToolRetryError(retry) from e
-
-
-def prompted_output_instructions(template: str, object_def: OutputObjectDefinition) -> str:
-    """The instructions that carry an output schema: `template` with `{schema}` replaced, or the schema appended.
-
-    The schema is given the object's name as its title and its description.
-    """
-    schema = dict(object_def.json_schema)
-    if object_def.name:
-        schema['title'] = object_def.name
-    if object_def.description:
-        schema['description'] = object_def.description
-    schema_text = json.dumps(schema)
-    if '{schema}' in template:
-        return template.format(schema=schema_text)
-    return f'{template}\n\n{schema_text}'
 
 
 # Reading the output spec.

@@ -15,6 +15,7 @@ from .usage import RunUsage
 
 if TYPE_CHECKING:
     from .models import Model
+    from .tools import DeferredToolResults
 
 __all__ = ('AgentDepsT', 'RunContext')
 
@@ -66,6 +67,12 @@ class RunContext(Generic[AgentDepsT]):
     """The id of the run."""
     metadata: dict[str, Any] | None = None
     """Metadata given to the run."""
+    tool_call_context: Any = None
+    """The opaque state the current tool call saved with `ApprovalRequired(context=...)` or
+    `CallDeferred(context=...)`, as given back in `DeferredToolResults.context`; `None` otherwise."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """When a tool that raised `CallDeferred(deferred_tool_requests=...)` is called again: the answers to its
+    nested calls, under the ids it gave them. `None` otherwise."""
 
     @property
     def last_attempt(self) -> bool:

@@ -17,18 +17,39 @@ import anyio
 
 from ._errors import ToolRetryError
 from .exceptions import ApprovalRequired, CallDeferred, UserError
-from .messages import ModelRequestPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
+from .messages import (
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    HandleResponseEvent,
+    ModelRequestPart,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from .result import FinalResult
 from .tools import DeferredToolRequests
 
 if TYPE_CHECKING:
     from ._agent_graph import GraphAgentDeps, GraphAgentState
 
-__all__ = ('DeferredCall', 'ToolCallBatch', 'run_tool_calls')
+__all__ = (
+    'NESTED_ID_SEPARATOR',
+    'DeferredCall',
+    'ToolCallBatch',
+    'deferred_final_result',
+    'deferred_tool_requests',
+    'run_tool_calls',
+)
 
 _FINAL_RESULT_PROCESSED = 'Final result processed.'
 _OUTPUT_TOOL_NOT_USED = 'Output tool not used - a final result was already processed.'
 _TOOL_NOT_EXECUTED = 'Tool not executed - a final result was already processed.'
+
+
+NESTED_ID_SEPARATOR = '::'
+"""Joins a parent call's id and a nested call's id into the composite id the nested call is listed under."""
 
 
 @dataclass
@@ -41,6 +62,38 @@ class DeferredCall:
     """Whether its result comes from outside (`'external'`) or it waits for approval (`'unapproved'`)."""
     metadata: dict[str, Any] | None = None
     """Metadata from `CallDeferred` / `ApprovalRequired`."""
+    context: Any = None
+    """Opaque state from `CallDeferred` / `ApprovalRequired`, given back to the tool when it is called again."""
+    nested: DeferredToolRequests | None = None
+    """The deferred calls of work the tool delegated (`CallDeferred(deferred_tool_requests=...)`): they are
+    listed in place of the call, under composite ids, and their answers go to the tool when it is called again."""
+
+    @classmethod
+    def raised(cls, call: ToolCallPart, signal: CallDeferred | ApprovalRequired) -> DeferredCall:
+        """The deferred call for a tool call that raised `CallDeferred` or `ApprovalRequired`."""
+        if isinstance(signal, ApprovalRequired):
+            return cls(call, 'unapproved', signal.metadata, signal.context)
+        nested = signal.deferred_tool_requests
+        if nested is not None and not (nested.calls or nested.approvals):
+            # Nothing nested to answer: the call itself waits for its result, or it would never get one.
+            nested = None
+        return cls(call, 'external', signal.metadata, signal.context, nested)
+
+    def add_to(self, requests: DeferredToolRequests) -> None:
+        """List the call in `requests`, or, if it has nested calls, list those under composite ids."""
+        call_id = self.call.tool_call_id
+        if self.metadata is not None:
+            requests.metadata[call_id] = self.metadata
+        if self.context is not None:
+            requests.context[call_id] = self.context
+        if self.nested is None:
+            (requests.calls if self.kind == 'external' else requests.approvals).append(self.call)
+            return
+        prefix = call_id + NESTED_ID_SEPARATOR
+        requests.calls.extend(replace(c, tool_call_id=prefix + c.tool_call_id) for c in self.nested.calls)
+        requests.approvals.extend(replace(c, tool_call_id=prefix + c.tool_call_id) for c in self.nested.approvals)
+        requests.metadata.update({prefix + key: value for key, value in self.nested.metadata.items()})
+        requests.context.update({prefix + key: value for key, value in self.nested.context.items()})
 
 
 @dataclass
@@ -76,10 +129,13 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
     output_calls: list[ToolCallPart] = []
     function_calls: list[tuple[int, ToolCallPart]] = []
     by_definition: list[DeferredCall] = []
+    unknown: list[tuple[ToolCallPart, RetryPromptPart]] = []
     for index, call in enumerate(batch.calls):
         tool_def = tool_manager.get_tool_def(call.tool_name)
         if tool_def is None:
-            batch.unknown_parts.append(tool_manager.unknown_tool_retry(call))
+            retry = tool_manager.unknown_tool_retry(call)
+            batch.unknown_parts.append(retry)
+            unknown.append((call, retry))
             state.increment_retries(deps.max_result_retries)
         elif tool_def.kind == 'output':
             output_calls.append(call)
@@ -90,6 +146,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
 
     await _process_output_calls(batch, output_calls, state, deps)
     if batch.final_result is not None and deps.end_strategy == 'early':
+        _announce_calls(deps, [], unknown)
         for index, call in function_calls:
             batch.function_parts[index] = ToolReturnPart(call.tool_name, _TOOL_NOT_EXECUTED, call.tool_call_id)
         by_definition_skipped = [
@@ -97,34 +154,45 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         ]
         batch.unknown_parts[:0] = by_definition_skipped
         return
+    _announce_calls(deps, [call for _, call in function_calls], unknown)
     await _run_function_calls(batch, function_calls, state, deps)
+    if batch.final_result is not None:
+        _skip_deferred(batch, by_definition)
+        return
+    for deferred in by_definition:
+        _emit(deps, FunctionToolCallEvent(deferred.call))
     batch.deferred.extend(by_definition)
-    if batch.deferred and batch.final_result is None:
-        batch.final_result = _deferred_final_result(batch, deps)
+    if batch.deferred:
+        batch.final_result = deferred_final_result(batch.deferred, deps)
 
 
 async def _process_output_calls(
     batch: ToolCallBatch, calls: list[ToolCallPart], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
 ) -> None:
-    run_context = deps.run_context(state)
     for call in calls:
         if batch.final_result is not None and deps.end_strategy == 'early':
-            batch.output_parts.append(ToolReturnPart(call.tool_name, _OUTPUT_TOOL_NOT_USED, call.tool_call_id))
+            not_used = ToolReturnPart(call.tool_name, _OUTPUT_TOOL_NOT_USED, call.tool_call_id)
+            batch.output_parts.append(not_used)
+            _emit_call_and_result(deps, call, not_used)
             continue
+        run_context = deps.tool_manager.output_call_ctx(call)
         try:
-            output = await deps.output_schema.process_tool_call(
-                call, replace(run_context, tool_call_id=call.tool_call_id, tool_name=call.tool_name)
-            )
+            output = await deps.output_schema.process_tool_call(call, run_context)
             for validator in deps.output_validators:
                 output = await validator.validate(output, run_context, tool_call=call)
         except ToolRetryError as e:
+            deps.tool_manager.record_failure(call)
             batch.output_parts.append(e.tool_retry)
+            _emit_call_and_result(deps, call, e.tool_retry)
             if batch.final_result is None:
                 state.increment_retries(deps.max_result_retries, e)
             continue
-        batch.output_parts.append(ToolReturnPart(call.tool_name, _FINAL_RESULT_PROCESSED, call.tool_call_id))
+        processed = ToolReturnPart(call.tool_name, _FINAL_RESULT_PROCESSED, call.tool_call_id)
+        batch.output_parts.append(processed)
         if batch.final_result is None:
             batch.final_result = FinalResult(output, call.tool_name, call.tool_call_id)
+        else:
+            _emit_call_and_result(deps, call, processed)
 
 
 async def _run_function_calls(
@@ -176,18 +244,46 @@ async def _run_function_call(
         result = await deps.tool_manager.handle_call(call)
     except ToolRetryError as e:
         batch.function_parts[index] = e.tool_retry
+        _emit(deps, FunctionToolResultEvent(e.tool_retry))
         return
-    except CallDeferred as e:
-        raised[index] = DeferredCall(call, 'external', e.metadata)
-        return
-    except ApprovalRequired as e:
-        raised[index] = DeferredCall(call, 'unapproved', e.metadata)
+    except (CallDeferred, ApprovalRequired) as e:
+        raised[index] = DeferredCall.raised(call, e)
         return
     state.usage.tool_calls += 1
     part, user_content = tool_result_parts(call, result)
     batch.function_parts[index] = part
     if user_content is not None:
         batch.user_content_by_index[index] = user_content
+    _emit(deps, FunctionToolResultEvent(part, content=user_content.content if user_content is not None else None))
+
+
+# Events of the tool-call stage, for a `CallToolsNode` that streams them. The order is upstream's: the output
+# calls that did not give the final result (each call with its result), then a call event for every function
+# call about to run and every call of an unknown tool, the unknown tools' results, the function results as they
+# come in, and last the calls that must wait for the user or an approval.
+
+
+def _emit(deps: GraphAgentDeps[Any, Any], event: HandleResponseEvent) -> None:
+    if deps.tool_event_sink is not None:
+        deps.tool_event_sink(event)
+
+
+def _emit_call_and_result(
+    deps: GraphAgentDeps[Any, Any], call: ToolCallPart, result: ToolReturnPart | RetryPromptPart
+) -> None:
+    _emit(deps, FunctionToolCallEvent(call))
+    _emit(deps, FunctionToolResultEvent(result))
+
+
+def _announce_calls(
+    deps: GraphAgentDeps[Any, Any],
+    calls: Sequence[ToolCallPart],
+    unknown: Sequence[tuple[ToolCallPart, RetryPromptPart]],
+) -> None:
+    for call in [*calls, *(call for call, _ in unknown)]:
+        _emit(deps, FunctionToolCallEvent(call))
+    for _, retry in unknown:
+        _emit(deps, FunctionToolResultEvent(retry))
 
 
 def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, UserPromptPart | None]:
@@ -199,16 +295,38 @@ def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, 
     return ToolReturnPart(call.tool_name, result, call.tool_call_id), None
 
 
-def _deferred_final_result(batch: ToolCallBatch, deps: GraphAgentDeps[Any, Any]) -> FinalResult[Any]:
+def _skip_deferred(batch: ToolCallBatch, by_definition: list[DeferredCall]) -> None:
+    # With the `'exhaustive'` strategy an output call can end the run beside deferred calls. They are not asked
+    # about, but each still gets a result so that no call of the response is left unanswered: a call that raised
+    # in its place among the function results, one deferred by definition after them (as with `'early'`).
+    positions = {id(call): index for index, call in enumerate(batch.calls)}
+    for deferred in batch.deferred:
+        batch.function_parts[positions[id(deferred.call)]] = _not_executed(deferred.call)
+    batch.unknown_parts[:0] = [_not_executed(d.call) for d in by_definition]
+    batch.deferred.clear()
+
+
+def _not_executed(call: ToolCallPart) -> ToolReturnPart:
+    return ToolReturnPart(call.tool_name, _TOOL_NOT_EXECUTED, call.tool_call_id)
+
+
+def deferred_final_result(deferred: Sequence[DeferredCall], deps: GraphAgentDeps[Any, Any]) -> FinalResult[Any]:
+    """End the run with `DeferredToolRequests` for these calls.
+
+    Raises:
+        UserError: If `DeferredToolRequests` is not among the run's output types.
+    """
     if not deps.output_schema.allows_deferred_tool_requests:
         raise UserError(
             'A deferred tool call was present, but `DeferredToolRequests` is not among output types. To resolve '
             'this, add `DeferredToolRequests` to the list of output types for this agent.'
         )
+    return FinalResult(deferred_tool_requests(deferred))
+
+
+def deferred_tool_requests(deferred: Sequence[DeferredCall]) -> DeferredToolRequests:
+    """The `DeferredToolRequests` listing these calls (nested ones under composite ids)."""
     requests = DeferredToolRequests()
-    for deferred in batch.deferred:
-        target = requests.calls if deferred.kind == 'external' else requests.approvals
-        target.append(deferred.call)
-        if deferred.metadata is not None:
-            requests.metadata[deferred.call.tool_call_id] = deferred.metadata
-    return FinalResult(requests)
+    for call in deferred:
+        call.add_to(requests)
+    return requests

@@ -11,7 +11,7 @@ from ._errors import ToolRetryError
 from ._run_context import AgentDepsT, RunContext
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import RetryPromptPart, ToolCallPart
-from .tools import ToolDefinition
+from .tools import DeferredToolResults, ToolDefinition
 from .toolsets.abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('ToolManager',)
@@ -81,20 +81,60 @@ class ToolManager(Generic[AgentDepsT]):
             raise self._retry(call, tool, e.errors(include_url=False, include_context=False), e) from e
 
     async def call(
-        self, call: ToolCallPart, args: dict[str, Any], *, approved: bool = False, metadata: Any = None
+        self,
+        call: ToolCallPart,
+        args: dict[str, Any],
+        *,
+        approved: bool = False,
+        metadata: Any = None,
+        context: Any = None,
+        deferred_tool_results: DeferredToolResults | None = None,
     ) -> Any:
-        """Call a tool with validated arguments; a `ModelRetry` from it becomes a retry (or, past the limit, an error)."""
+        """Call a tool with validated arguments; a `ModelRetry` from it becomes a retry (or, past the limit, an error).
+
+        The keyword arguments are what a deferred call is resumed with: they become the tool's
+        `ctx.tool_call_approved`, `ctx.tool_call_metadata`, `ctx.tool_call_context` and `ctx.deferred_tool_results`.
+        """
         tool = self.tools[call.tool_name]
-        ctx = replace(self._call_ctx(call, tool), tool_call_approved=approved, tool_call_metadata=metadata)
+        ctx = replace(
+            self._call_ctx(call, tool),
+            tool_call_approved=approved,
+            tool_call_metadata=metadata,
+            tool_call_context=context,
+            deferred_tool_results=deferred_tool_results,
+        )
         try:
             return await self.toolset.call_tool(call.tool_name, args, ctx, tool)
         except ModelRetry as e:
             raise self._retry(call, tool, e.message, e) from e
 
-    async def handle_call(self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None) -> Any:
-        """Validate a call's arguments, then call the tool."""
+    async def handle_call(
+        self,
+        call: ToolCallPart,
+        *,
+        approved: bool = False,
+        metadata: Any = None,
+        context: Any = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+    ) -> Any:
+        """Validate a call's arguments, then call the tool (see `call` for the keyword arguments)."""
         args = self.validate_args(call)
-        return await self.call(call, args, approved=approved, metadata=metadata)
+        return await self.call(
+            call,
+            args,
+            approved=approved,
+            metadata=metadata,
+            context=context,
+            deferred_tool_results=deferred_tool_results,
+        )
+
+    def output_call_ctx(self, call: ToolCallPart) -> RunContext[AgentDepsT]:
+        """The context for processing a call of an output tool: its retry count and limit, as for other tools."""
+        return self._call_ctx(call, self.tools[call.tool_name])
+
+    def record_failure(self, call: ToolCallPart) -> None:
+        """Count a failed call (e.g. of an output tool) towards the tool's retries in the next step."""
+        self.failed_tools.add(call.tool_name)
 
     def _call_ctx(self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT]) -> RunContext[AgentDepsT]:
         assert self.ctx is not None, 'the tool manager must be prepared with `for_run_step` first'

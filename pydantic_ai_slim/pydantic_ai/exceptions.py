@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import core_schema
+
+if TYPE_CHECKING:
+    from .tools import DeferredToolRequests
 
 __all__ = (
     'AgentRunError',
@@ -65,10 +68,28 @@ class CallDeferred(Exception):
     """Raise from a tool to defer its call: the result will be produced outside this run.
 
     The run ends with `DeferredToolRequests` listing the call (or a deferred tool handler answers it).
+    A tool that runs deferrable work of its own (e.g. a sub-agent) passes that work's requests as
+    `deferred_tool_requests`: its calls are then listed in the parent's requests under composite ids
+    `'{parent_id}::{child_id}'`, and on resume the tool is called again with their answers in
+    `ctx.deferred_tool_results`.
     """
 
-    def __init__(self, metadata: dict[str, Any] | None = None):
+    metadata: dict[str, Any] | None
+    """Information for whoever answers the call, in `DeferredToolRequests.metadata` under the call's id."""
+    context: Any
+    """Opaque state to be given back unchanged (via `DeferredToolResults.context`) as `ctx.tool_call_context`."""
+    deferred_tool_requests: DeferredToolRequests | None
+    """Nested deferred calls to surface in place of this call."""
+
+    def __init__(
+        self,
+        metadata: dict[str, Any] | None = None,
+        context: Any = None,
+        deferred_tool_requests: DeferredToolRequests | None = None,
+    ):
         self.metadata = metadata
+        self.context = context
+        self.deferred_tool_requests = deferred_tool_requests
         super().__init__()
 
 
@@ -76,10 +97,17 @@ class ApprovalRequired(Exception):
     """Raise from a tool to ask for human approval before it runs.
 
     The run ends with `DeferredToolRequests` listing the call (or a deferred tool handler answers it).
+    Once approved, the tool is called again with `ctx.tool_call_approved` set.
     """
 
-    def __init__(self, metadata: dict[str, Any] | None = None):
+    metadata: dict[str, Any] | None
+    """Information for whoever approves the call, in `DeferredToolRequests.metadata` under the call's id."""
+    context: Any
+    """Opaque state to be given back unchanged (via `DeferredToolResults.context`) as `ctx.tool_call_context`."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None, context: Any = None):
         self.metadata = metadata
+        self.context = context
         super().__init__()
 
 

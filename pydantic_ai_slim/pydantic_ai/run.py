@@ -96,7 +96,7 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
 
     def __repr__(self) -> str:
         result = self._graph_run.result
-        result_repr = '<run not finished>' if result is None else repr(result.output)
+        result_repr = '<run not finished>' if result is None else repr(result.output.output)
         return f'<{type(self).__name__} result={result_repr} usage={self.usage()}>'
 
 

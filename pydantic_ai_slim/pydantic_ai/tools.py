@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import KW_ONLY, dataclass, field
-from typing import Annotated, Any, Concatenate, Generic, Literal, TypeAlias
+from dataclasses import KW_ONLY, dataclass, field, replace
+from typing import Annotated, Any, Concatenate, Generic, Literal, TypeAlias, cast
 
 import pydantic
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -240,8 +240,13 @@ class Tool(Generic[ToolAgentDepsT]):
         )
 
     async def prepare_tool_def(self, ctx: RunContext[ToolAgentDepsT]) -> ToolDefinition | None:
-        """The definition for this step: `tool_def` passed through `prepare`, if set."""
+        """The definition for this step: `tool_def` passed through `prepare`, if set.
+
+        A tool that requires approval is of kind `'unapproved'` unless `ctx` says the call was approved.
+        """
         base = self.tool_def
+        if self.requires_approval and ctx.tool_call_approved:
+            base = replace(base, kind='function')
         if self.prepare is None:
             return base
         return await self.prepare(ctx, base)
@@ -257,6 +262,9 @@ class DeferredToolRequests:
     """Tool calls the run could not complete: calls to run elsewhere and calls that need approval.
 
     Returned as the run's output (when it is among the output types), or given to a deferred tool handler.
+    Calls that raised come first, in call order, then those of tools deferred by definition. The nested calls of
+    a tool that raised `CallDeferred(deferred_tool_requests=...)` are listed in its place, under composite ids
+    `'{parent_id}::{child_id}'`; answer them by those ids.
     """
 
     calls: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
@@ -265,6 +273,12 @@ class DeferredToolRequests:
     """Calls that need approval before they run."""
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """Metadata by tool call id, from `ApprovalRequired(metadata=...)` or `CallDeferred(metadata=...)`."""
+    context: dict[str, Any] = field(default_factory=dict[str, Any])
+    """Opaque state by tool call id, from `ApprovalRequired(context=...)` or `CallDeferred(context=...)`.
+
+    Copy it unchanged into `DeferredToolResults.context`: each tool gets its own entry back as
+    `ctx.tool_call_context` when it is called again.
+    """
 
 
 @dataclass(kw_only=True)
@@ -289,12 +303,16 @@ class ToolDenied:
 
 
 def _deferred_result_discriminator(value: Any) -> str | None:
+    # A `RetryPromptPart` is tagged by `part_kind`, the other results by `kind`; anything else is a plain value.
     if isinstance(value, dict):
-        kind = value.get('kind')  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType] -- raw JSON
+        raw = cast(dict[str, Any], value)
+        kind = raw.get('part_kind') if raw.get('part_kind') == 'retry-prompt' else raw.get('kind')
         return kind if isinstance(kind, str) else 'unknown'
-    kind = getattr(value, 'kind', None)
     if isinstance(value, ModelRetry):
         return 'model-retry'
+    if isinstance(value, RetryPromptPart):
+        return 'retry-prompt'
+    kind = getattr(value, 'kind', None)
     return kind if isinstance(kind, str) else 'unknown'
 
 
@@ -325,3 +343,6 @@ class DeferredToolResults:
     """Answers to approvals: `True`/`ToolApproved` or `False`/`ToolDenied`."""
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """Metadata by tool call id, given to the approved tool as `ctx.tool_call_metadata`."""
+    context: dict[str, Any] = field(default_factory=dict[str, Any])
+    """The `DeferredToolRequests.context` entries, given back unchanged; each tool called again gets its own
+    entry as `ctx.tool_call_context`."""

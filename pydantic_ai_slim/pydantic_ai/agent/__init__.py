@@ -7,8 +7,9 @@ import atexit
 import contextvars
 import inspect
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType, NoneType
@@ -18,11 +19,12 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
 from .. import _agent_graph, _output, _system_prompt, _utils, models
-from .._agent_graph import CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode
+from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
 from .._tool_manager import ToolManager
 from ..exceptions import UserError
 from ..messages import ModelMessage, UserContent
 from ..output import OutputSpec
+from ..result import StreamedRunResult, StreamedRunResultSync
 from ..run import AgentRun, AgentRunResult
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import (
@@ -48,6 +50,7 @@ __all__ = (
     'AgentRunResult',
     'CallToolsNode',
     'EndStrategy',
+    'EventStreamHandler',
     'ModelRequestNode',
     'UserPromptNode',
     'capture_run_messages',
@@ -109,6 +112,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         tool_timeout: float | None = None,
     ):
         """Make an agent.
@@ -131,10 +135,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             defer_model_check: Resolve the model at run time rather than now.
             end_strategy: What to do with other tool calls once an output tool gave the final result.
             metadata: Metadata given to runs as `ctx.metadata`.
+            event_stream_handler: Receives the events of runs made with `run`, `run_sync` and `run_stream`,
+                unless the run is given its own.
             tool_timeout: Default timeout of tool calls, in seconds.
         """
         self._model = None if model is None or defer_model_check else models.infer_model(model)
         self._model_spec = model
+        self._event_stream_handler = event_stream_handler
         self.name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
@@ -165,6 +172,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def model(self) -> models.Model | models.KnownModelName | str | None:
         """The agent's default model, as given."""
         return self._model if self._model is not None else self._model_spec
+
+    @property
+    def event_stream_handler(self) -> EventStreamHandler[AgentDepsT] | None:
+        """The handler that receives the events of the agent's runs, if any."""
+        return self._event_stream_handler
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:
@@ -301,6 +313,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -320,12 +333,18 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """Run the agent to completion and return its result."""
+        """Run the agent to completion and return its result.
+
+        With an event stream handler (given here or to the agent), each model request is streamed and the
+        handler receives the events of every request and tool-call stage.
+        """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
+        kwargs['event_stream_handler'] = kwargs.get('event_stream_handler') or self._event_stream_handler
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
             async for _ in agent_run:
                 pass
@@ -350,6 +369,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -369,6 +389,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -376,6 +397,131 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         return _run_sync(self.run(user_prompt, infer_name=False, **kwargs))
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]: ...
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, RunOutputDataT]]: ...
+
+    @asynccontextmanager
+    async def run_stream(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[StreamedRunResult[AgentDepsT, Any]]:
+        """Run the agent, streaming the response that holds the final result.
+
+        Responses that hold only tool calls are handled as in `run` (their tool calls run, and the model is asked
+        again); the first response that starts the final result (text, or a call of an output tool) is yielded as
+        a `StreamedRunResult` to stream. Once that stream completes, the response's other tool calls are handled
+        by the end strategy. Leaving the block early closes the model's stream.
+
+        With an event stream handler (given here or to the agent), it receives the events of the earlier requests
+        and tool-call stages, and those of the final response up to the `FinalResultEvent`.
+        """
+        if kwargs.pop('infer_name', True):
+            # The body of an async context manager runs one frame further from the caller.
+            frame = inspect.currentframe()
+            self._infer_name(frame.f_back if frame is not None else None)
+        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            async with _agent_graph.stream_run(agent_run, handler) as result:
+                yield result
+
+    @overload
+    def run_stream_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+    ) -> StreamedRunResultSync[AgentDepsT, OutputDataT]: ...
+
+    @overload
+    def run_stream_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        model: models.Model | models.KnownModelName | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+    ) -> StreamedRunResultSync[AgentDepsT, RunOutputDataT]: ...
+
+    def run_stream_sync(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> StreamedRunResultSync[AgentDepsT, Any]:
+        """`run_stream` without an event loop in the caller: the result's methods are plain calls and iterators.
+
+        The run goes on in the event loop `run_sync` keeps for the calling thread.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        start = _hold_open(self.run_stream(user_prompt, infer_name=False, **kwargs))
+        try:
+            streamed, held = _run_sync(start)
+        except BaseException:
+            # Without an event loop to run it on (e.g. called from async code), it never started.
+            start.close()
+            raise
+        result = StreamedRunResultSync[AgentDepsT, Any](streamed)
+        result._close_run = lambda: _run_sync(held.close())
+        # A result dropped before its stream completed lets its run close (and the model's stream with it).
+        weakref.finalize(result, held.release_soon)
+        return result
 
     @asynccontextmanager
     async def iter(
@@ -394,8 +540,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
+        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
-        """Start a run and yield it for node-by-node iteration (`async for node in run`, or `run.next(node)`)."""
+        """Start a run and yield it for node-by-node iteration (`async for node in run`, or `run.next(node)`).
+
+        With `event_stream_handler`, the nodes stream their events to it as they run (the agent's own handler
+        applies to `run`, `run_sync` and `run_stream`, not here).
+        """
         if infer_name:
             self._infer_name(inspect.currentframe())
         overrides = self._overrides.get() or _NO_OVERRIDES
@@ -407,7 +558,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         captured = _captured_messages.get()
         # Only the first run inside `capture_run_messages` is captured: later ones find the list filled.
         history: list[ModelMessage] = captured if captured is not None and not captured else []
-        history.extend(message_history or [])
+        # As upstream, a given history is stored with adjacent requests (and adjacent responses) merged.
+        history.extend(_agent_graph.merge_adjacent_messages(message_history or []))
         state = _agent_graph.GraphAgentState(message_history=history, usage=usage if usage is not None else RunUsage())
         run_instructions = self._run_instructions(instructions, overrides)
         graph_deps = _agent_graph.GraphAgentDeps[AgentDepsT, Any](
@@ -425,6 +577,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             instructions=run_instructions,
             validation_context=self._validation_context,
             metadata=metadata if metadata is not None else self._metadata,
+            event_stream_handler=event_stream_handler,
         )
         start = UserPromptNode[AgentDepsT, Any](
             user_prompt,
@@ -466,16 +619,18 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if self._prepare_tools is not None:
             combined = combined.prepared(self._prepare_tools)
         if output_schema.toolset is not None:
+            # Output tools are limited by the agent's output retries, whatever `ToolOutput.max_retries` says.
+            output_schema.toolset.max_retries = self._max_result_retries
             combined = CombinedToolset[AgentDepsT]([output_schema.toolset, combined])
         return combined
 
     def _run_instructions(
         self, instructions: Any, overrides: _Overrides
     ) -> list[str | _system_prompt.SystemPromptRunner[AgentDepsT]]:
-        base = (
-            _instruction_items(overrides.instructions) if _utils.is_set(overrides.instructions) else self._instructions
-        )
-        return [*base, *_instruction_items(instructions)]
+        if _utils.is_set(overrides.instructions):
+            # Overridden instructions replace all others, the run's included.
+            return _instruction_items(overrides.instructions)
+        return [*self._instructions, *_instruction_items(instructions)]
 
     def _infer_name(self, frame: FrameType | None) -> None:
         """Name the agent after the variable that holds it in the calling scope, if it has no name."""
@@ -542,6 +697,57 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         yield messages
     finally:
         _captured_messages.reset(token)
+
+
+@dataclass
+class _HeldRun:
+    """A streamed run's context, entered in a task of its own that keeps it open until it is released."""
+
+    loop: asyncio.AbstractEventLoop
+    release: asyncio.Event
+    task: asyncio.Task[None]
+
+    async def close(self) -> None:
+        """Leave the context, and wait until it is left."""
+        self.release.set()
+        await self.task
+
+    def release_soon(self) -> None:
+        """Let the context be left the next time the loop runs; safe from any thread, e.g. from a finalizer."""
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.release.set)
+
+
+# The tasks holding streamed runs open: the event loop only keeps weak references to its tasks.
+_held_runs: set[asyncio.Task[None]] = set()
+
+
+async def _hold_open(
+    context: AbstractAsyncContextManager[StreamedRunResult[Any, Any]],
+) -> tuple[StreamedRunResult[Any, Any], _HeldRun]:
+    """Enter `context` in a task that keeps it open, and return what it yields and the handle to close it.
+
+    The steps of a sync stream each run in a task of their own, but a context must be entered and left in one
+    task, which here waits in between. A context never released is left when the thread's event loop closes.
+    """
+    loop = asyncio.get_running_loop()
+    entered: asyncio.Future[StreamedRunResult[Any, Any]] = loop.create_future()
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        try:
+            async with context as result:
+                entered.set_result(result)
+                await release.wait()
+        except Exception as e:
+            if entered.done():
+                raise
+            entered.set_exception(e)
+
+    task = asyncio.create_task(hold())
+    _held_runs.add(task)
+    task.add_done_callback(_held_runs.discard)
+    return await entered, _HeldRun(loop, release, task)
 
 
 _thread_loops = threading.local()

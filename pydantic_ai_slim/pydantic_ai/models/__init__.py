@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from .. import _utils
+from .._parts_manager import ModelResponsePartsManager
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelResponse
-from ..profiles import DEFAULT_PROFILE, ModelProfile
+from ..messages import (
+    FinalResultEvent,
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    PartEndEvent,
+    PartStartEvent,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolCallPartDelta,
+    ToolReturnPart,
+)
+from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import ToolDefinition
+from ..usage import RequestUsage
 
 if TYPE_CHECKING:
     from .._run_context import RunContext
     from ..output import OutputObjectDefinition
 
-__all__ = ('KnownModelName', 'Model', 'ModelRequestParameters', 'OutputMode', 'infer_model')
+__all__ = ('KnownModelName', 'Model', 'ModelRequestParameters', 'OutputMode', 'StreamedResponse', 'infer_model')
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the model is asked for the output: plain text, an output tool, native structured output, or a prompt."""
@@ -75,6 +94,21 @@ class ModelRequestParameters:
         """Function and output tool definitions by name."""
         return {tool_def.name: tool_def for tool_def in [*self.function_tools, *self.output_tools]}
 
+    @property
+    def prompted_output_instructions(self) -> str | None:
+        """The template filled with the output object's JSON schema (appended if it has no `{schema}`), if both are set."""
+        output_object, template = self.output_object, self.prompted_output_template
+        if output_object is None or not template:
+            return None
+        if '{schema}' not in template:
+            template = f'{template}\n\n{{schema}}'
+        schema = dict(output_object.json_schema)
+        if output_object.name:
+            schema['title'] = output_object.name
+        if output_object.description:
+            schema['description'] = output_object.description
+        return template.format(schema=json.dumps(schema))
+
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
@@ -82,10 +116,18 @@ class Model(ABC):
     """A model the agent can send requests to."""
 
     _settings: ModelSettings | None = None
+    _profile: ModelProfileSpec | None = None
+    _default_profile: ClassVar[ModelProfile] = DEFAULT_PROFILE
 
-    def __init__(self, *, settings: ModelSettings | None = None) -> None:
-        """Make a model, with default settings for its requests."""
+    def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
+        """Make a model.
+
+        Args:
+            settings: Default settings for the model's requests, under those of the agent and the run.
+            profile: What the model supports, or a function from the model name to that (`None`: the default).
+        """
         self._settings = settings
+        self._profile = profile
 
     @property
     def settings(self) -> ModelSettings | None:
@@ -108,9 +150,12 @@ class Model(ABC):
         messages: list[ModelMessage],
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
-        run_context: RunContext[object] | None = None,
-    ) -> AsyncIterator[object]:
-        """Send the messages and stream the response; models that cannot stream raise."""
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Send the messages and stream the response, as an async context manager yielding a `StreamedResponse`.
+
+        Leaving the context closes the stream. Models that cannot stream raise `NotImplementedError`.
+        """
         raise NotImplementedError(f'Streamed requests not supported by this {self.__class__.__name__}')
         yield  # pragma: no cover
 
@@ -121,9 +166,29 @@ class Model(ABC):
     def prepare_request(
         self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
     ) -> tuple[ModelSettings | None, ModelRequestParameters]:
-        """Merge the model's own settings under the request's, and customize the parameters."""
+        """Merge the model's own settings under the request's, customize the parameters, and settle the output mode.
+
+        `'auto'` becomes the profile's default mode, and fields the mode does not use are cleared.
+
+        Raises:
+            UserError: If the output mode is `'native'` and the model does not support it.
+        """
         merged = merge_model_settings(self.settings, model_settings)
-        return merged, self.customize_request_parameters(model_request_parameters)
+        params = self.customize_request_parameters(model_request_parameters)
+        return merged, _settle_output_mode(params, self.profile)
+
+    def _get_instructions(
+        self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
+    ) -> str | None:
+        """The instructions to send: the conversation's, then those of prompted output (or native output that asks)."""
+        instructions = _conversation_instructions(messages)
+        params = model_request_parameters
+        if params is None or params.output_mode not in ('prompted', 'native'):
+            return instructions
+        prompted = params.prompted_output_instructions
+        if prompted is None:
+            return instructions
+        return '\n\n'.join(text for text in (instructions, prompted) if text)
 
     @property
     @abstractmethod
@@ -139,8 +204,13 @@ class Model(ABC):
 
     @property
     def profile(self) -> ModelProfile:
-        """What the model supports; the default profile unless a model says more."""
-        return DEFAULT_PROFILE
+        """What the model supports: the profile given (or made from the model name), else the model's default."""
+        spec = self._profile
+        profile = spec(self.model_name) if callable(spec) else spec
+        if profile is None:
+            # A profile function that does not know the name falls back to the plain default, as upstream.
+            return DEFAULT_PROFILE if callable(spec) else self._default_profile
+        return profile
 
     @property
     def base_url(self) -> str | None:
@@ -149,8 +219,188 @@ class Model(ABC):
 
     @property
     def label(self) -> str:
-        """A human-readable label for the model."""
-        return f'{self.system}:{self.model_name}'
+        """A human-readable label made from the model name, e.g. `'GPT 4o'` for `'gpt-4o'`."""
+        return _label(self.model_name)
+
+
+_ACRONYMS = {'gpt': 'GPT'}
+
+
+def _label(model_name: str) -> str:
+    words: list[str] = []
+    for word in model_name.split('-'):
+        if words and word.isdigit() and len(word) == 1 and words[-1].isdigit():
+            # Version numbers written with dashes, like `3-5`, read as `3.5`.
+            words[-1] = f'{words[-1]}.{word}'
+        else:
+            words.append(_ACRONYMS.get(word, word[:1].upper() + word[1:]))
+    return ' '.join(words)
+
+
+def _settle_output_mode(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:
+    mode = params.output_mode
+    if mode == 'auto':
+        mode = profile.default_structured_output_mode
+        params = replace(params, output_mode=mode, allow_text_output=mode != 'tool')
+    if mode == 'native' and not profile.supports_json_schema_output:
+        raise UserError('Native structured output is not supported by this model.')
+    if mode == 'tool':
+        return replace(params, output_object=None, prompted_output_template=None)
+    if mode == 'native':
+        template = params.prompted_output_template
+        if template is None and profile.native_output_requires_schema_in_instructions:
+            template = profile.prompted_output_template
+        return replace(params, output_tools=[], prompted_output_template=template)
+    if mode == 'prompted':
+        template = params.prompted_output_template or profile.prompted_output_template
+        return replace(params, output_tools=[], prompted_output_template=template)
+    # Text and image output use neither output tools nor an output object.
+    return replace(params, output_tools=[], output_object=None, prompted_output_template=None)
+
+
+def _conversation_instructions(messages: Sequence[ModelMessage]) -> str | None:
+    requests = [message for message in messages if isinstance(message, ModelRequest)]
+    if not requests:
+        return None
+    last = requests[-1]
+    if last.instructions is not None:
+        return last.instructions
+    # A request that only carries tool results continues the previous request's turn, so its instructions
+    # still apply.
+    if len(requests) > 1 and all(isinstance(part, ToolReturnPart | RetryPromptPart) for part in last.parts):
+        return requests[-2].instructions
+    return None
+
+
+@dataclass
+class StreamedResponse(ABC):
+    """A model response as it streams in: iterate over it for part events, and `get()` the response so far.
+
+    A model's `request_stream` yields a subclass, which turns the provider's stream into part events with its
+    `_parts_manager` in `_get_event_iterator`, and keeps `_usage` up to date. Iterating adds a `PartEndEvent`
+    whenever a new part starts and after the last one, and a `FinalResultEvent` after the start of the first
+    part that holds the final result (text, an output tool call, or a call that must be deferred).
+    """
+
+    model_request_parameters: ModelRequestParameters
+    """The parameters of the request, which tell which parts hold the final result."""
+    final_result_event: FinalResultEvent | None = field(default=None, init=False)
+    """The event marking the start of the final result, once it was seen."""
+    provider_response_id: str | None = field(default=None, init=False)
+    """The provider's id of the response, if it sent one."""
+    provider_details: dict[str, Any] | None = field(default=None, init=False)
+    """Provider-specific details of the response."""
+    finish_reason: FinishReason | None = field(default=None, init=False)
+    """Why the model stopped, once known."""
+    _parts_manager: ModelResponsePartsManager = field(default_factory=ModelResponsePartsManager, init=False)
+    _event_iterator: AsyncIterator[ModelResponseStreamEvent] | None = field(default=None, init=False)
+    _usage: RequestUsage = field(default_factory=RequestUsage, init=False)
+
+    def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        """The events of the stream; every iteration continues the same stream."""
+        if self._event_iterator is None:
+            self._event_iterator = self._events()
+        return self._event_iterator
+
+    @abstractmethod
+    def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        """The part events of the provider's stream, made with `_parts_manager`."""
+        raise NotImplementedError
+
+    async def _events(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        inner = self._get_event_iterator()
+        last: PartStartEvent | None = None
+        try:
+            async for event in inner:
+                if not isinstance(event, PartStartEvent):
+                    yield event
+                    continue
+                if last is not None:
+                    yield self._part_end(last.index, event.part.part_kind)
+                    event.previous_part_kind = last.part.part_kind
+                last = event
+                yield event
+                if self.final_result_event is None:
+                    self.final_result_event = _final_result_event(event.part, self.model_request_parameters)
+                    if self.final_result_event is not None:
+                        yield self.final_result_event
+            if last is not None:
+                yield self._part_end(last.index, None)
+        finally:
+            aclose = getattr(inner, 'aclose', None)
+            if aclose is not None:
+                await aclose()
+
+    def _part_end(self, index: int, next_part_kind: Any) -> PartEndEvent:
+        part = self._parts_manager._part_at(index)
+        assert not isinstance(part, ToolCallPartDelta), 'a started part is never an incomplete tool call'
+        return PartEndEvent(index=index, part=part, next_part_kind=next_part_kind)
+
+    async def _close(self) -> None:
+        """Stop the stream: close the event iterator and, through it, the provider's stream."""
+        iterator = self._event_iterator
+        if isinstance(iterator, AsyncGenerator):
+            await iterator.aclose()
+
+    def get(self) -> ModelResponse:
+        """The response as streamed so far."""
+        return ModelResponse(
+            parts=self._parts_manager.get_parts(),
+            usage=self.usage() + RequestUsage(),
+            model_name=self.model_name,
+            timestamp=self.timestamp,
+            provider_name=self.provider_name,
+            provider_url=self.provider_url,
+            provider_details=self.provider_details,
+            provider_response_id=self.provider_response_id,
+            finish_reason=self.finish_reason,
+        )
+
+    def usage(self) -> RequestUsage:
+        """The usage of the request so far."""
+        return self._usage
+
+    @property
+    @abstractmethod
+    def model_name(self) -> str:
+        """The name of the model that answers."""
+        raise NotImplementedError
+
+    @property
+    @abstractmethod
+    def provider_name(self) -> str | None:
+        """The provider that answers, if any."""
+        raise NotImplementedError
+
+    @property
+    @abstractmethod
+    def provider_url(self) -> str | None:
+        """The base URL of the provider, if any."""
+        raise NotImplementedError
+
+    @property
+    @abstractmethod
+    def timestamp(self) -> datetime:
+        """When the response started."""
+        raise NotImplementedError
+
+
+def _final_result_event(part: ModelResponsePart, params: ModelRequestParameters) -> FinalResultEvent | None:
+    """The final result event a newly started part gives, if it starts the final result."""
+    if isinstance(part, TextPart):
+        allowed = params.allow_text_output and params.output_mode != 'auto'
+        return FinalResultEvent(tool_name=None, tool_call_id=None) if allowed else None
+    if not isinstance(part, ToolCallPart):
+        return None
+    tool_def = params.tool_defs.get(part.tool_name)
+    if tool_def is None:
+        return None
+    if tool_def.kind == 'output' and params.output_mode in ('tool', 'auto'):
+        return FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
+    if tool_def.kind in ('external', 'unapproved'):
+        # A call that must wait for the user or an approval ends the run, as the final result would.
+        return FinalResultEvent(tool_name=None, tool_call_id=None)
+    return None
 
 
 def infer_model(model: Model | KnownModelName | str) -> Model:
@@ -168,6 +418,14 @@ def infer_model(model: Model | KnownModelName | str) -> Model:
     provider, sep, _model_name = model.partition(':')
     if not sep:
         raise UserError(f'Unknown model: {model}')
+    if provider in ('openai', 'openai-chat'):
+        from ..providers import infer_provider
+
+        # The provider is made first so that, without the SDK, the error names the provider's extra.
+        openai_provider = infer_provider(provider)
+        from .openai import OpenAIChatModel
+
+        return OpenAIChatModel(_model_name, provider=openai_provider)
     extra = _PROVIDER_EXTRAS.get(provider)
     if extra is None:
         raise ValueError(f'Unknown provider: {provider}')

@@ -7,18 +7,23 @@ options, settings, instructions), and returns the `ModelResponse`, so a test can
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
-from typing import TypeAlias
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from .. import _utils
-from .._usage_estimate import estimate_usage
-from ..messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, ToolReturnPart
-from ..profiles import ModelProfile
+from .._usage_estimate import count_tokens, estimate_usage
+from ..messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
+from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters
+from ..usage import RequestUsage
+from . import Model, ModelRequestParameters, StreamedResponse
+
+if TYPE_CHECKING:
+    from .._run_context import RunContext
 
 __all__ = (
     'AgentInfo',
@@ -28,6 +33,7 @@ __all__ = (
     'DeltaToolCalls',
     'FunctionDef',
     'FunctionModel',
+    'FunctionStreamedResponse',
     'StreamFunctionDef',
 )
 
@@ -105,6 +111,8 @@ class FunctionModel(Model):
     """The function answering streamed requests."""
     _model_name: str = field(repr=False)
     _system: str = field(default='function', repr=False)
+    # Without a profile, a function model supports every output mode, so any output type can be tested.
+    _default_profile: ClassVar[ModelProfile] = _FUNCTION_PROFILE
 
     def __init__(
         self,
@@ -112,7 +120,7 @@ class FunctionModel(Model):
         *,
         stream_function: StreamFunctionDef | None = None,
         model_name: str | None = None,
-        profile: ModelProfile | None = None,
+        profile: ModelProfileSpec | None = None,
         settings: ModelSettings | None = None,
     ) -> None:
         """Make a model from a function, a stream function, or both.
@@ -129,7 +137,7 @@ class FunctionModel(Model):
         """
         if function is None and stream_function is None:
             raise TypeError('Either `function` or `stream_function` must be provided')
-        super().__init__(settings=settings)
+        super().__init__(settings=settings, profile=profile)
         self.function = function
         self.stream_function = stream_function
         if model_name is None:
@@ -139,7 +147,6 @@ class FunctionModel(Model):
             model_name = f'function:{function_name}:{stream_name}'
         self._model_name = model_name
         self._system = 'function'
-        self._profile = profile
 
     @property
     def model_name(self) -> str:
@@ -151,11 +158,6 @@ class FunctionModel(Model):
         """The provider's name: `'function'`."""
         return self._system
 
-    @property
-    def profile(self) -> ModelProfile:
-        """The profile given to the model, or one that supports every output mode."""
-        return self._profile or _FUNCTION_PROFILE
-
     async def request(
         self,
         messages: list[ModelMessage],
@@ -164,14 +166,7 @@ class FunctionModel(Model):
     ) -> ModelResponse:
         """Call the function with the messages and an `AgentInfo`, and return its response."""
         model_settings, model_request_parameters = self.prepare_request(model_settings, model_request_parameters)
-        agent_info = AgentInfo(
-            function_tools=model_request_parameters.function_tools,
-            allow_text_output=model_request_parameters.allow_text_output,
-            output_tools=model_request_parameters.output_tools,
-            model_settings=model_settings,
-            model_request_parameters=model_request_parameters,
-            instructions=_instructions(messages, model_request_parameters, self.profile),
-        )
+        agent_info = self._agent_info(messages, model_settings, model_request_parameters)
         assert self.function is not None, 'FunctionModel must receive a `function` to support non-streamed requests'
         response = await _utils.call_maybe_async(self.function, messages, agent_info)
         assert isinstance(response, ModelResponse), response
@@ -180,46 +175,129 @@ class FunctionModel(Model):
             response.usage = estimate_usage([*messages, response])
         return response
 
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Call the stream function with the messages and an `AgentInfo`, and stream what it yields.
 
-def _instructions(
-    messages: Sequence[ModelMessage], params: ModelRequestParameters, profile: ModelProfile
-) -> str | None:
-    """The instructions a real model would be sent: the conversation's, then those for prompted output."""
-    instructions = _conversation_instructions(messages)
-    prompted = _prompted_output_instructions(params, profile)
-    if prompted is None:
-        return instructions
-    return '\n\n'.join(text for text in (instructions, prompted) if text)
+        Raises:
+            ValueError: If the stream function yields nothing.
+        """
+        model_settings, model_request_parameters = self.prepare_request(model_settings, model_request_parameters)
+        agent_info = self._agent_info(messages, model_settings, model_request_parameters)
+        assert self.stream_function is not None, (
+            'FunctionModel must receive a `stream_function` to support streamed requests'
+        )
+        items = self.stream_function(messages, agent_info)
+        try:
+            try:
+                first = await anext(items)
+            except StopAsyncIteration:
+                raise ValueError('Stream function must return at least one item') from None
+            yield FunctionStreamedResponse(
+                model_request_parameters, _model_name=self._model_name, _first_item=first, _items=items
+            )
+        finally:
+            # Leaving early (or failing) stops the stream function instead of leaving it suspended.
+            await _aclose(items)
+
+    def _agent_info(
+        self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> AgentInfo:
+        return AgentInfo(
+            function_tools=params.function_tools,
+            allow_text_output=params.allow_text_output,
+            output_tools=params.output_tools,
+            model_settings=settings,
+            model_request_parameters=params,
+            instructions=self._get_instructions(messages, params),
+        )
 
 
-def _conversation_instructions(messages: Sequence[ModelMessage]) -> str | None:
-    requests = [message for message in messages if isinstance(message, ModelRequest)]
-    if not requests:
+# The fixed input usage of a streamed request: a stream function has no response to estimate from up front.
+_STREAM_INPUT_TOKENS = 50
+
+_StreamItem: TypeAlias = str | DeltaToolCalls | DeltaThinkingCalls
+
+
+@dataclass(kw_only=True)
+class FunctionStreamedResponse(StreamedResponse):
+    """The streamed response of a `FunctionModel`: text, thinking and tool call pieces from its stream function.
+
+    Usage: 50 input tokens, and as output tokens the words of each text, thinking and argument piece.
+    """
+
+    _model_name: str
+    _first_item: _StreamItem
+    _items: AsyncIterator[_StreamItem]
+    _timestamp: datetime = field(default_factory=_utils.now_utc)
+
+    def __post_init__(self) -> None:
+        self._usage = RequestUsage(input_tokens=_STREAM_INPUT_TOKENS)
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        for event in self._handle_item(self._first_item):
+            yield event
+        async for item in self._items:
+            for event in self._handle_item(item):
+                yield event
+
+    def _handle_item(self, item: _StreamItem) -> Iterator[ModelResponseStreamEvent]:
+        if isinstance(item, str):
+            self._usage.output_tokens += count_tokens(item)
+            yield from self._parts_manager.handle_text_delta(vendor_part_id='content', content=item)
+            return
+        # Anything but text and dicts of pieces is ignored, as upstream does.
+        if not isinstance(item, dict):  # pyright: ignore[reportUnnecessaryIsInstance] -- functions may yield anything
+            return
+        for index, delta in item.items():
+            if isinstance(delta, DeltaThinkingPart):
+                yield from self._thinking(index, delta)
+            elif isinstance(delta, DeltaToolCall):  # pyright: ignore[reportUnnecessaryIsInstance] -- as above
+                self._usage.output_tokens += count_tokens(delta.json_args or '')
+                event = self._parts_manager.handle_tool_call_delta(
+                    vendor_part_id=index, tool_name=delta.name, args=delta.json_args, tool_call_id=delta.tool_call_id
+                )
+                if event is not None:
+                    yield event
+
+    def _thinking(self, index: int, delta: DeltaThinkingPart) -> Iterator[ModelResponseStreamEvent]:
+        self._usage.output_tokens += count_tokens(delta.content or '')
+        # A signature is the provider's, so a piece that carries one is marked as coming from this model.
+        yield from self._parts_manager.handle_thinking_delta(
+            vendor_part_id=index,
+            content=delta.content,
+            signature=delta.signature,
+            provider_name='function' if delta.signature else None,
+        )
+
+    @property
+    def model_name(self) -> str:
+        """The name of the model."""
+        return self._model_name
+
+    @property
+    def provider_name(self) -> None:
+        """A function model has no provider."""
         return None
-    last = requests[-1]
-    if last.instructions is not None:
-        return last.instructions
-    # A request that only carries tool results continues the previous request's turn, so its instructions
-    # still apply.
-    if len(requests) > 1 and all(isinstance(part, ToolReturnPart | RetryPromptPart) for part in last.parts):
-        return requests[-2].instructions
-    return None
 
-
-def _prompted_output_instructions(params: ModelRequestParameters, profile: ModelProfile) -> str | None:
-    # A template given with native output is honoured too, as upstream does; prompted output falls back to
-    # the profile's template in case the parameters were not prepared.
-    output_object = params.output_object
-    template = params.prompted_output_template
-    if template is None and params.output_mode == 'prompted':
-        template = profile.prompted_output_template
-    if output_object is None or not template or params.output_mode not in ('prompted', 'native'):
+    @property
+    def provider_url(self) -> None:
+        """A function model has no provider URL."""
         return None
-    if '{schema}' not in template:
-        template = f'{template}\n\n{{schema}}'
-    schema = dict(output_object.json_schema)
-    if output_object.name:
-        schema['title'] = output_object.name
-    if output_object.description:
-        schema['description'] = output_object.description
-    return template.format(schema=json.dumps(schema))
+
+    @property
+    def timestamp(self) -> datetime:
+        """When the stream started."""
+        return self._timestamp
+
+
+async def _aclose(items: AsyncIterator[object]) -> None:
+    aclose = getattr(items, 'aclose', None)
+    if aclose is not None:
+        await aclose()

@@ -10,29 +10,35 @@ tools again. Users' snapshot tests pin these responses, so every detail here fol
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import date, timedelta
-from typing import Any, Literal, cast
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .._usage_estimate import estimate_usage
+from .. import _utils
+from .._usage_estimate import count_tokens, estimate_usage
 from ..messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
+    ModelResponseStreamEvent,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
     tool_return_json,
 )
-from ..profiles import DEFAULT_PROFILE, ModelProfile
+from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters
+from . import Model, ModelRequestParameters, StreamedResponse
 
-__all__ = ('TestModel',)
+if TYPE_CHECKING:
+    from .._run_context import RunContext
+
+__all__ = ('TestModel', 'TestStreamedResponse')
 
 
 @dataclass(init=False)
@@ -68,7 +74,7 @@ class TestModel(Model):
         custom_output_args: Any | None = None,
         seed: int = 0,
         model_name: str = 'test',
-        profile: ModelProfile | None = None,
+        profile: ModelProfileSpec | None = None,
         settings: ModelSettings | None = None,
     ) -> None:
         """Make a test model.
@@ -82,7 +88,7 @@ class TestModel(Model):
             profile: What the model supports; the default profile if not given.
             settings: Default settings for the model's requests.
         """
-        super().__init__(settings=settings)
+        super().__init__(settings=settings, profile=profile)
         self.call_tools = call_tools
         self.custom_output_text = custom_output_text
         self.custom_output_args = custom_output_args
@@ -90,7 +96,6 @@ class TestModel(Model):
         self.last_model_request_parameters = None
         self._model_name = model_name
         self._system = 'test'
-        self._profile = profile
 
     @property
     def model_name(self) -> str:
@@ -101,11 +106,6 @@ class TestModel(Model):
     def system(self) -> str:
         """The provider's name: `'test'`."""
         return self._system
-
-    @property
-    def profile(self) -> ModelProfile:
-        """The profile given to the model, or the default one."""
-        return self._profile or DEFAULT_PROFILE
 
     async def request(
         self,
@@ -120,6 +120,22 @@ class TestModel(Model):
         response = ModelResponse(parts=parts, model_name=self._model_name)
         response.usage = estimate_usage([*messages, response])
         return response
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the same response as `request`: text word by word, tool calls whole."""
+        _, model_request_parameters = self.prepare_request(model_settings, model_request_parameters)
+        self.last_model_request_parameters = model_request_parameters
+        parts = self._response_parts(messages, model_request_parameters)
+        yield TestStreamedResponse(
+            model_request_parameters, _model_name=self._model_name, _parts=parts, _messages=messages
+        )
 
     def gen_tool_args(self, tool_def: ToolDefinition) -> Any:
         """Make up arguments for a tool from its JSON schema, varied by `seed`."""
@@ -189,6 +205,67 @@ class TestModel(Model):
         if isinstance(output, _ToolOutput) and output.custom:
             return _tool_call(tool_def.name, output.args)
         return _tool_call(tool_def.name, self.gen_tool_args(tool_def))
+
+
+@dataclass(kw_only=True)
+class TestStreamedResponse(StreamedResponse):
+    """The streamed response of a `TestModel`.
+
+    Usage: the estimate over the messages sent, plus the words of each streamed piece of text.
+    """
+
+    # Keep pytest from collecting this class as a test case.
+    __test__ = False
+
+    _model_name: str
+    _parts: list[ModelResponsePart]
+    _messages: Sequence[ModelMessage] = field(repr=False)
+    _timestamp: datetime = field(default_factory=_utils.now_utc)
+
+    def __post_init__(self) -> None:
+        self._usage = estimate_usage(self._messages)
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        for index, part in enumerate(self._parts):
+            if isinstance(part, TextPart):
+                for event in self._text_events(index, part.content):
+                    yield event
+            else:
+                yield self._parts_manager.handle_part(vendor_part_id=index, part=part)
+
+    def _text_events(self, index: int, text: str) -> Iterator[ModelResponseStreamEvent]:
+        # The part starts empty and gets one piece per word, each with the space after it; a single word of more
+        # than two characters comes in two halves, so that it is still streamed.
+        yield from self._parts_manager.handle_text_delta(vendor_part_id=index, content='')
+        words = text.split(' ')
+        if len(words) == 1 and len(text) > 2:
+            half = len(text) // 2
+            pieces = [text[:half], text[half:]]
+        else:
+            pieces = [f'{word} ' for word in words[:-1]] + [words[-1]]
+        for piece in pieces:
+            self._usage.output_tokens += count_tokens(piece)
+            yield from self._parts_manager.handle_text_delta(vendor_part_id=index, content=piece)
+
+    @property
+    def model_name(self) -> str:
+        """The name of the model."""
+        return self._model_name
+
+    @property
+    def provider_name(self) -> str:
+        """The provider's name: `'test'`."""
+        return 'test'
+
+    @property
+    def provider_url(self) -> None:
+        """A test model has no provider URL."""
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        """When the stream started."""
+        return self._timestamp
 
 
 @dataclass

@@ -1,0 +1,460 @@
+"""Resolving deferred tool calls: matching answers to calls, then running, denying or filling them in.
+
+A call is deferred when its tool needs approval or runs elsewhere. Its answer comes back in a
+`DeferredToolResults`, either in a later run (the resume flow: `run(message_history=...,
+deferred_tool_results=...)`) or from a deferred tool handler within the same run. Both paths come here:
+
+1. Matching pairs each call with its `Answer`, checking that every call has one and no answer is for a call
+   that does not exist. `match_deferred` does this for the deferred calls of a tool-call batch (the
+   handler); `check_resume` and `resume` for the unanswered calls of the history's last response.
+2. `resolve` turns the answers into result parts: approved calls run (concurrently), denials become the
+   denial message, external results become tool returns or retry prompts, and a call whose tool delegated
+   nested deferred calls runs again with their answers. A call that defers again is handed back.
+
+Nested calls are listed under composite ids `'{parent_id}::{child_id}'` (see `DeferredCall.add_to`); here
+those ids are split again, so that each parent gets a `DeferredToolResults` of its own, keyed by its own ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
+
+import anyio
+
+from . import _utils
+from ._errors import ToolRetryError
+from ._tool_calls import NESTED_ID_SEPARATOR, DeferredCall, deferred_final_result, tool_result_parts
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
+from .messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserContent,
+    UserPromptPart,
+)
+from .result import FinalResult
+from .tools import DeferredToolResults, ToolApproved, ToolDenied
+
+if TYPE_CHECKING:
+    from ._agent_graph import GraphAgentDeps, GraphAgentState
+
+__all__ = (
+    'Answer',
+    'Approved',
+    'Denied',
+    'ExternalResult',
+    'NestedResults',
+    'Resolution',
+    'check_resume',
+    'match_deferred',
+    'resolve',
+    'resolve_deferred_calls',
+    'response_to_resume',
+    'resume',
+)
+
+
+@dataclass
+class Approved:
+    """Run the call, as approved."""
+
+    override_args: dict[str, Any] | None = None
+    """Arguments to run it with instead of the model's."""
+    metadata: Any = None
+    """The call's `DeferredToolResults.metadata` entry: the tool's `ctx.tool_call_metadata`."""
+    context: Any = None
+    """The call's `DeferredToolResults.context` entry: the tool's `ctx.tool_call_context`."""
+
+
+@dataclass
+class Denied:
+    """Do not run the call; the model is told `message` as its result."""
+
+    message: str
+    """The denial message."""
+
+
+@dataclass
+class ExternalResult:
+    """The call's result, produced elsewhere."""
+
+    value: Any
+    """A plain value, a `ToolReturn`, a `ModelRetry` or a `RetryPromptPart`."""
+
+
+@dataclass
+class NestedResults:
+    """The answers to a call's nested deferred calls: the call runs again with them."""
+
+    results: DeferredToolResults
+    """The answers, keyed by the nested calls' own ids: the tool's `ctx.deferred_tool_results`."""
+    metadata: Any = None
+    """The parent call's `DeferredToolResults.metadata` entry: the tool's `ctx.tool_call_metadata`."""
+    context: Any = None
+    """The parent call's `DeferredToolResults.context` entry: the tool's `ctx.tool_call_context`."""
+
+
+Answer: TypeAlias = Approved | Denied | ExternalResult | NestedResults
+"""What to do with one deferred call."""
+
+
+@dataclass
+class Resolution:
+    """What came of resolving deferred calls."""
+
+    parts: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
+    """One result part per call that got a result, in the order the calls were given."""
+    user_parts: list[UserPromptPart] = field(default_factory=list[UserPromptPart])
+    """Extra user content from `ToolReturn` results, in the same order; it goes after all result parts."""
+    deferred: list[DeferredCall] = field(default_factory=list[DeferredCall])
+    """Calls that were deferred again (an approved call raising `ApprovalRequired` or `CallDeferred`, or a
+    parent delegating more nested calls), in the order the calls were given."""
+
+
+# Matching.
+
+
+def _answer(call_id: str, results: DeferredToolResults) -> Answer:
+    # As upstream, a result in `calls` wins over an approval for the same id.
+    if call_id in results.calls:
+        return ExternalResult(results.calls[call_id])
+    if call_id in results.approvals:
+        approval = results.approvals[call_id]
+        if isinstance(approval, bool):
+            approval = ToolApproved() if approval else ToolDenied()
+        if isinstance(approval, ToolDenied):
+            return Denied(approval.message)
+        return Approved(approval.override_args, results.metadata.get(call_id), results.context.get(call_id))
+    nested = _nested_results(call_id, results)
+    assert nested is not None, 'the completeness check leaves no call without an answer'
+    return NestedResults(nested, results.metadata.get(call_id), results.context.get(call_id))
+
+
+def _nested_results(call_id: str, results: DeferredToolResults) -> DeferredToolResults | None:
+    """The answers under composite ids `'{call_id}::...'`, keyed by what follows the prefix, if there are any."""
+    prefix = call_id + NESTED_ID_SEPARATOR
+
+    def strip(entries: dict[str, Any]) -> dict[str, Any]:
+        return {key[len(prefix) :]: value for key, value in entries.items() if key.startswith(prefix)}
+
+    nested = DeferredToolResults(
+        calls=strip(results.calls),
+        approvals=strip(results.approvals),
+        metadata=strip(results.metadata),
+        context=strip(results.context),
+    )
+    return nested if nested.calls or nested.approvals else None
+
+
+def _incomplete(expected: set[str], got: set[str]) -> UserError:
+    return UserError(
+        f'Tool call results need to be provided for all deferred tool calls. Expected: {expected}, got: {got}'
+    )
+
+
+def match_deferred(deferred: Sequence[DeferredCall], results: DeferredToolResults) -> list[tuple[ToolCallPart, Answer]]:
+    """Pair the deferred calls of a tool-call batch with their answers, for a deferred tool handler.
+
+    `results` must answer exactly the ids of `DeferredToolRequests` built from `deferred` (nested calls under
+    their composite ids). Context that `results` leaves out is taken from the calls themselves, since the
+    handler runs in the same process.
+
+    Raises:
+        UserError: If an id is missing or unknown, an external call is approved or denied, or a call that
+            needs approval is given a result.
+    """
+    expected = {call_id: kind for d in deferred for call_id, kind in _listed_ids(d)}
+    got = {*results.calls, *results.approvals}
+    if got != set(expected):
+        raise _incomplete(set(expected), got)
+    for call_id, kind in expected.items():
+        if kind == 'external' and call_id in results.approvals and call_id not in results.calls:
+            raise UserError(
+                f'Tool call {call_id!r} is an external call: give its result in `DeferredToolResults.calls`, '
+                'not an approval.'
+            )
+        if kind == 'unapproved' and call_id in results.calls:
+            raise UserError(
+                f'Tool call {call_id!r} needs approval: answer it in `DeferredToolResults.approvals`, '
+                'not with a result.'
+            )
+    return [(d.call, _handler_answer(d, results)) for d in deferred]
+
+
+def _listed_ids(deferred: DeferredCall) -> list[tuple[str, str]]:
+    """The ids the call is listed under in `DeferredToolRequests`, with the kind of each."""
+    if deferred.nested is None:
+        return [(deferred.call.tool_call_id, deferred.kind)]
+    prefix = deferred.call.tool_call_id + NESTED_ID_SEPARATOR
+    return [(prefix + c.tool_call_id, 'external') for c in deferred.nested.calls] + [
+        (prefix + c.tool_call_id, 'unapproved') for c in deferred.nested.approvals
+    ]
+
+
+def _handler_answer(deferred: DeferredCall, results: DeferredToolResults) -> Answer:
+    call_id = deferred.call.tool_call_id
+    context = results.context.get(call_id, deferred.context)
+    if deferred.nested is None:
+        answer = _answer(call_id, results)
+        return replace(answer, context=context) if isinstance(answer, Approved) else answer
+    nested = _nested_results(call_id, results)
+    assert nested is not None, 'every listed id has an answer'
+    nested.context = {**deferred.nested.context, **nested.context}
+    return NestedResults(nested, results.metadata.get(call_id), context)
+
+
+# The resume flow.
+
+
+def response_to_resume(
+    history: Sequence[ModelMessage],
+    results: DeferredToolResults | None,
+    user_prompt: str | Sequence[UserContent] | None,
+) -> ModelResponse | None:
+    """The response of the history that a run continues from, instead of sending a new request; or `None`.
+
+    With `results`, that is the last response, whose unanswered calls they answer. Without, a history that
+    ends with a response and no new prompt continues by handling that response.
+
+    Raises:
+        UserError: If `results` do not fit the history (see `check_resume`), or a new prompt is given over a
+            response whose tool calls have no results.
+    """
+    if results is not None:
+        return check_resume(history, results)[0]
+    last = history[-1] if history else None
+    if not isinstance(last, ModelResponse):
+        return None
+    if user_prompt is None:
+        return last
+    if last.tool_calls:
+        raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
+    return None
+
+
+def check_resume(
+    history: Sequence[ModelMessage], results: DeferredToolResults
+) -> tuple[ModelResponse, list[tuple[ToolCallPart, Answer]]]:
+    """The history's last response and its unanswered calls paired with their answers in `results`.
+
+    Raises:
+        UserError: If the history is empty, has no response, or has no unanswered calls; if `results` answer a
+            call that already has a result; or if they leave a call unanswered or answer an unknown id.
+    """
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    index = next((i for i in reversed(range(len(history))) if isinstance(history[i], ModelResponse)), None)
+    if index is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    response = cast(ModelResponse, history[index])
+    answered = _answered_ids(response, history[index + 1 :])
+    pending = [call for call in response.tool_calls if call.tool_call_id not in answered]
+    if not pending:
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    expected = [call.tool_call_id for call in response.tool_calls]
+    given = [_call_id_of(key, expected) for key in [*results.approvals, *results.calls]]
+    for call_id in given:
+        if call_id in answered:
+            raise UserError(f'Tool call {call_id!r} was already executed and its result cannot be overridden.')
+    if set(expected) != answered | set(given):
+        raise _incomplete(set(expected), answered | set(given))
+    return response, [(call, _answer(call.tool_call_id, results)) for call in pending]
+
+
+def _answered_ids(response: ModelResponse, requests: Sequence[ModelMessage]) -> set[str]:
+    """The ids of the response's calls that the requests after it already answer."""
+    call_ids = {call.tool_call_id for call in response.tool_calls}
+    return {
+        part.tool_call_id
+        for message in requests
+        for part in message.parts
+        if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in call_ids
+    }
+
+
+def _call_id_of(key: str, call_ids: Sequence[str]) -> str:
+    """The call a results key answers: the key itself, or the parent of a composite id."""
+    if key in call_ids:
+        return key
+    return next((call_id for call_id in call_ids if key.startswith(call_id + NESTED_ID_SEPARATOR)), key)
+
+
+async def resume(
+    response: ModelResponse,
+    results: DeferredToolResults,
+    user_prompt: str | Sequence[UserContent] | None,
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+) -> ModelRequest | FinalResult[Any]:
+    """Resolve the unanswered calls of the history's last response with `results`.
+
+    Returns the request to send next: the result parts in upstream's order (function tools, unknown tools,
+    external tools, tools that need approval), then extra user content, then the new prompt. If calls are
+    deferred again, the parts that did resolve are added to the history and the run ends with
+    `DeferredToolRequests` for the others (the new prompt is dropped, as upstream does).
+
+    `deps.tool_manager` must have listed the tools of the current step.
+
+    Raises:
+        UserError: As `check_resume`; also if an external tool's call is approved.
+    """
+    _, pairs = check_resume(state.message_history, results)
+    pairs.sort(key=lambda pair: _resume_rank(pair[0], deps))
+    known = sum(deps.tool_manager.get_tool_def(call.tool_name) is not None for call, _ in pairs)
+    deps.usage_limits.check_before_tool_call(replace(state.usage, tool_calls=state.usage.tool_calls + known))
+    resolution = await resolve(pairs, state, deps)
+    parts: list[ModelRequestPart] = [*resolution.parts, *resolution.user_parts]
+    if resolution.deferred:
+        order = {id(call): index for index, call in enumerate(response.tool_calls)}
+        resolution.deferred.sort(key=lambda d: order[id(d.call)])
+        final = deferred_final_result(resolution.deferred, deps)
+        if parts:
+            state.message_history.append(ModelRequest(parts=parts, timestamp=_utils.now_utc(), run_id=state.run_id))
+        return final
+    if user_prompt is not None:
+        parts.append(UserPromptPart(user_prompt))
+    return ModelRequest(parts=parts)
+
+
+def _resume_rank(call: ToolCallPart, deps: GraphAgentDeps[Any, Any]) -> int:
+    tool_def = deps.tool_manager.get_tool_def(call.tool_name)
+    if tool_def is None:
+        return 1
+    return {'external': 2, 'unapproved': 3}.get(tool_def.kind, 0)
+
+
+# Resolving.
+
+
+async def resolve_deferred_calls(
+    deferred: Sequence[DeferredCall],
+    results: DeferredToolResults,
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+) -> Resolution:
+    """Resolve the deferred calls of a tool-call batch with a handler's `results`, in the order of `calls`.
+
+    `calls` are the response's calls; the resolution lists its parts (and any calls deferred again) in their
+    order, so they can follow the batch's other results.
+
+    Raises:
+        UserError: As `match_deferred`; also if an external tool's call is approved.
+    """
+    order = {id(call): index for index, call in enumerate(calls)}
+    pairs = sorted(match_deferred(deferred, results), key=lambda pair: order[id(pair[0])])
+    return await resolve(pairs, state, deps)
+
+
+async def resolve(
+    pairs: Sequence[tuple[ToolCallPart, Answer]], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> Resolution:
+    """Resolve each call with its answer; calls to run are run concurrently (in turn if a tool is sequential).
+
+    Raises:
+        UserError: If an external tool's call is approved: the agent cannot run it.
+    """
+    _check_runnable(pairs, deps)
+    outcomes: list[Resolution] = [Resolution() for _ in pairs]
+    to_run: list[int] = []
+    for index, (call, answer) in enumerate(pairs):
+        if isinstance(answer, Denied):
+            outcomes[index].parts.append(ToolReturnPart(call.tool_name, answer.message, call.tool_call_id))
+        elif isinstance(answer, ExternalResult):
+            _fill_external(outcomes[index], call, answer.value)
+        else:
+            to_run.append(index)
+    await _run_all(pairs, to_run, outcomes, state, deps)
+    resolution = Resolution()
+    for outcome in outcomes:
+        resolution.parts.extend(outcome.parts)
+        resolution.user_parts.extend(outcome.user_parts)
+        resolution.deferred.extend(outcome.deferred)
+    return resolution
+
+
+def _check_runnable(pairs: Sequence[tuple[ToolCallPart, Answer]], deps: GraphAgentDeps[Any, Any]) -> None:
+    for call, answer in pairs:
+        tool_def = deps.tool_manager.get_tool_def(call.tool_name)
+        if isinstance(answer, Approved | NestedResults) and tool_def is not None and tool_def.kind == 'external':
+            raise UserError('External tools cannot be called')
+
+
+def _fill_external(outcome: Resolution, call: ToolCallPart, value: Any) -> None:
+    if isinstance(value, ModelRetry):
+        outcome.parts.append(RetryPromptPart(value.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
+    elif isinstance(value, RetryPromptPart):
+        # The part is about this call, whatever name and id it was made with.
+        outcome.parts.append(replace(value, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
+    else:
+        part, user_part = tool_result_parts(call, value)
+        outcome.parts.append(part)
+        if user_part is not None:
+            outcome.user_parts.append(user_part)
+
+
+async def _run_all(
+    pairs: Sequence[tuple[ToolCallPart, Answer]],
+    to_run: list[int],
+    outcomes: list[Resolution],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+) -> None:
+    tool_defs = [deps.tool_manager.get_tool_def(pairs[index][0].tool_name) for index in to_run]
+    if any(tool_def is not None and tool_def.sequential for tool_def in tool_defs):
+        for index in to_run:
+            await _run_call(outcomes[index], *pairs[index], state, deps)
+        return
+    errors: list[BaseException] = []
+
+    async def run_one(index: int) -> None:
+        try:
+            await _run_call(outcomes[index], *pairs[index], state, deps)
+        except Exception as e:  # Re-raised below, so the caller sees the tool's own exception, not a group.
+            errors.append(e)
+
+    async with anyio.create_task_group() as tg:
+        for index in to_run:
+            tg.start_soon(run_one, index)
+    if errors:
+        raise errors[0]
+
+
+async def _run_call(
+    outcome: Resolution, call: ToolCallPart, answer: Answer, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> None:
+    tool_manager = deps.tool_manager
+    if tool_manager.get_tool_def(call.tool_name) is None:
+        state.increment_retries(deps.max_result_retries)
+        outcome.parts.append(tool_manager.unknown_tool_retry(call))
+        return
+    try:
+        if isinstance(answer, Approved):
+            to_run = call if answer.override_args is None else replace(call, args=answer.override_args)
+            result = await tool_manager.handle_call(
+                to_run, approved=True, metadata=answer.metadata, context=answer.context
+            )
+        else:
+            assert isinstance(answer, NestedResults), 'only approved and nested calls are run'
+            result = await tool_manager.handle_call(
+                call, metadata=answer.metadata, context=answer.context, deferred_tool_results=answer.results
+            )
+    except ToolRetryError as e:
+        outcome.parts.append(e.tool_retry)
+        return
+    except (CallDeferred, ApprovalRequired) as e:
+        outcome.deferred.append(DeferredCall.raised(call, e))
+        return
+    state.usage.tool_calls += 1
+    part, user_part = tool_result_parts(call, result)
+    outcome.parts.append(part)
+    if user_part is not None:
+        outcome.user_parts.append(user_part)
