@@ -912,3 +912,8 @@ async def test_output_tool_retries_follow_output_retries():
     with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum retries \(1\) for output validation'):
         await Agent(FunctionModel(model), output_type=out).run('x')
     assert [retry for retry, *_ in seen] == [0, 1]
+
+
+async def test_run_sync_inside_a_running_loop():
+    with pytest.raises(RuntimeError, match='This event loop is already running'):
+        Agent(TestModel()).run_sync('x')

@@ -823,7 +823,7 @@ def test_run_stream_sync_methods() -> None:
 
 async def test_run_stream_sync_needs_no_running_loop() -> None:
     agent = Agent(FunctionModel(stream_function=words))
-    with pytest.raises(RuntimeError, match='running event loop'):
+    with pytest.raises(RuntimeError, match='This event loop is already running'):
         agent.run_stream_sync('Go.')
 
 

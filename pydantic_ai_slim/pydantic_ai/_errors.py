@@ -12,4 +12,5 @@ class ToolRetryError(Exception):
 
     def __init__(self, tool_retry: RetryPromptPart):
         self.tool_retry = tool_retry
-        super().__init__(tool_retry.model_response())
+        content = tool_retry.content
+        super().__init__(content if isinstance(content, str) else tool_retry.model_response())

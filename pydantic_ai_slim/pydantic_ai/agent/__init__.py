@@ -755,6 +755,13 @@ _thread_loops = threading.local()
 
 def _run_sync(coro: Any) -> Any:
     """Run a coroutine on this thread's event loop, made on first use and closed at exit."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        coro.close()
+        raise RuntimeError('This event loop is already running')
     runner: asyncio.Runner | None = getattr(_thread_loops, 'runner', None)
     if runner is None:
         runner = asyncio.Runner()
