@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from . import deferred, streaming
+from . import deferred, handler, streaming
 
 STEP_COUNTS = (20, 200, 2000)
 TOTAL_STEPS_PER_SAMPLE = 2000
@@ -79,6 +79,11 @@ def main() -> None:
     with_pkg, bare = cold_import_ms()
     print(f'cold `import pydantic_ai`: {with_pkg:.0f} ms (interpreter start alone: {bare:.0f} ms)')
     print(f'streaming, 2,000 text deltas through run_stream: {streaming.stream_per_delta_us():.1f} us/delta')
+    print('deferred_tool_handler, in one run:')
+    print(f'  20 approved calls sleeping 50 ms each: {handler.handler_20_approved_ms():.0f} ms')
+    print(
+        f'  overhead per deferred call (trivial tools): {handler.handler_overhead_us_per_call():.1f} us (target < 50)'
+    )
     print('resumed run, 20 approved calls sleeping 50 ms each (1000 ms if run one after another):')
     print(f'  async tools: {deferred.resumed_20_approved_ms():.0f} ms')
     print(f'  sync tools (worker threads): {deferred.resumed_20_approved_ms(sync_tool=True):.0f} ms')

@@ -24,6 +24,8 @@ from .messages import (
     BinaryContent,
     BinaryImage,
     CachePoint,
+    DeferredToolRequestsEvent,
+    DeferredToolResultsEvent,
     DocumentFormat,
     DocumentMediaType,
     DocumentUrl,
@@ -68,7 +70,16 @@ from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, To
 from .profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings
-from .tools import DeferredToolRequests, DeferredToolResults, RunContext, Tool, ToolApproved, ToolDefinition, ToolDenied
+from .tools import (
+    DeferredToolHandler,
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunContext,
+    Tool,
+    ToolApproved,
+    ToolDefinition,
+    ToolDenied,
+)
 from .toolsets import (
     AbstractToolset,
     ApprovalRequiredToolset,
@@ -106,8 +117,11 @@ __all__ = (
     'CallDeferred',
     'CallToolsNode',
     'CombinedToolset',
+    'DeferredToolHandler',
     'DeferredToolRequests',
+    'DeferredToolRequestsEvent',
     'DeferredToolResults',
+    'DeferredToolResultsEvent',
     'DocumentFormat',
     'DocumentMediaType',
     'DocumentUrl',

@@ -44,7 +44,7 @@ from .messages import (
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings
-from .tools import DeferredToolRequests, DeferredToolResults
+from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -123,6 +123,8 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """When set, model requests are streamed and each node's events are passed to it."""
     tool_event_sink: Callable[[HandleResponseEvent], None] | None = None
     """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
+    deferred_tool_handler: DeferredToolHandler[DepsT] | None = None
+    """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -302,6 +304,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state.usage.requests += 1
         run_context = deps.run_context(state)
         async with deps.model.request_stream(messages, settings, params, run_context) as response_stream:
+            # With a deferred tool handler, calls that must wait do not end the run: the handler resolves them.
+            response_stream._deferred_calls_end_run = deps.deferred_tool_handler is None
             stream = AgentStream[DepsT, NodeRunEndT](
                 _raw_stream_response=response_stream,
                 _output_schema=deps.output_schema,
@@ -430,6 +434,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         batch = ToolCallBatch(self.model_response.tool_calls)
         await run_tool_calls(batch, ctx.state, ctx.deps)
+        if batch.final_result is None and batch.deferred:
+            # Deferred calls are left without a final result only for the run's deferred tool handler.
+            await _deferred.handle_deferred(batch, ctx.state, ctx.deps)
         if batch.final_result is not None:
             ctx.state.message_history.append(_next_request(batch.parts, ctx.state))
             return End(batch.final_result)

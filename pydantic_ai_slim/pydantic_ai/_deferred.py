@@ -9,7 +9,11 @@ deferred_tool_results=...)`) or from a deferred tool handler within the same run
    handler); `check_resume` and `resume` for the unanswered calls of the history's last response.
 2. `resolve` turns the answers into result parts: approved calls run (concurrently), denials become the
    denial message, external results become tool returns or retry prompts, and a call whose tool delegated
-   nested deferred calls runs again with their answers. A call that defers again is handed back.
+   nested deferred calls runs again with their answers. A call that defers again is handed back. Each result
+   is announced with a `FunctionToolResultEvent` to a node that streams its events.
+
+`handle_deferred` is the handler's entry point: it asks the run's deferred tool handler for the answers of a
+batch's deferred calls and resolves them; `resume` is the resume flow's.
 
 Nested calls are listed under composite ids `'{parent_id}::{child_id}'` (see `DeferredCall.add_to`); here
 those ids are split again, so that each parent gets a `DeferredToolResults` of its own, keyed by its own ids.
@@ -17,6 +21,7 @@ those ids are split again, so that each parent gets a `DeferredToolResults` of i
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -25,9 +30,22 @@ import anyio
 
 from . import _utils
 from ._errors import ToolRetryError
-from ._tool_calls import NESTED_ID_SEPARATOR, DeferredCall, deferred_final_result, tool_result_parts
+from ._run_context import RunContext
+from ._tool_calls import (
+    NESTED_ID_SEPARATOR,
+    DeferredCall,
+    ToolCallBatch,
+    _emit,
+    deferred_final_result,
+    deferred_tool_requests,
+    tool_result_parts,
+)
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
 from .messages import (
+    DeferredToolRequestsEvent,
+    DeferredToolResultsEvent,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
@@ -39,7 +57,7 @@ from .messages import (
     UserPromptPart,
 )
 from .result import FinalResult
-from .tools import DeferredToolResults, ToolApproved, ToolDenied
+from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 
 if TYPE_CHECKING:
     from ._agent_graph import GraphAgentDeps, GraphAgentState
@@ -52,6 +70,7 @@ __all__ = (
     'NestedResults',
     'Resolution',
     'check_resume',
+    'handle_deferred',
     'match_deferred',
     'resolve',
     'resolve_deferred_calls',
@@ -310,7 +329,7 @@ async def resume(
     pairs.sort(key=lambda pair: _resume_rank(pair[0], deps))
     known = sum(deps.tool_manager.get_tool_def(call.tool_name) is not None for call, _ in pairs)
     deps.usage_limits.check_before_tool_call(replace(state.usage, tool_calls=state.usage.tool_calls + known))
-    resolution = await resolve(pairs, state, deps)
+    resolution = await resolve(pairs, state, deps, announce=True)
     parts: list[ModelRequestPart] = [*resolution.parts, *resolution.user_parts]
     if resolution.deferred:
         order = {id(call): index for index, call in enumerate(response.tool_calls)}
@@ -329,6 +348,51 @@ def _resume_rank(call: ToolCallPart, deps: GraphAgentDeps[Any, Any]) -> int:
     if tool_def is None:
         return 1
     return {'external': 2, 'unapproved': 3}.get(tool_def.kind, 0)
+
+
+# The deferred tool handler.
+
+
+async def handle_deferred(batch: ToolCallBatch, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
+    """Have the run's deferred tool handler answer the batch's deferred calls, and resolve them into the batch.
+
+    The results go to `batch.resolved_parts` and `batch.resolved_user_parts`. If calls are deferred again, the
+    batch's final result ends the run with `DeferredToolRequests` for them; the calls that did run stay run.
+
+    Raises:
+        UserError: If the handler's results do not answer exactly the batch's deferred calls (see
+            `match_deferred`), or calls are deferred again and `DeferredToolRequests` is not an output type.
+    """
+    handler = deps.deferred_tool_handler
+    assert handler is not None, 'only a run with a deferred tool handler keeps deferred calls in the batch'
+    requests = deferred_tool_requests(batch.deferred)
+    _emit(deps, DeferredToolRequestsEvent(requests))
+    results = await _ask(handler, deps.run_context(state), requests)
+    _emit(deps, DeferredToolResultsEvent(results))
+    resolution = await resolve_deferred_calls(batch.deferred, results, batch.calls, state, deps)
+    if resolution.deferred:
+        batch.final_result = deferred_final_result(resolution.deferred, deps)
+    batch.resolved_parts = resolution.parts
+    batch.resolved_user_parts = resolution.user_parts
+
+
+async def _ask(
+    handler: DeferredToolHandler[Any], ctx: RunContext[Any], requests: DeferredToolRequests
+) -> DeferredToolResults:
+    # A sync handler may block (on `input()`, say): it runs in a worker thread, so the event loop carries on.
+    results = (
+        handler(ctx, requests)
+        if _utils.is_async_callable(handler)
+        else await _utils.run_in_executor(handler, ctx, requests)
+    )
+    if inspect.isawaitable(results):
+        results = await results
+    # The handler is user code, whose return type is not checked at run time (a forgotten `return` gives `None`).
+    if not isinstance(results, DeferredToolResults):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise UserError(
+            f'The deferred tool handler must return a `DeferredToolResults`, not {type(results).__name__!r}.'
+        )
+    return results
 
 
 # Resolving.
@@ -351,18 +415,34 @@ async def resolve_deferred_calls(
     """
     order = {id(call): index for index, call in enumerate(calls)}
     pairs = sorted(match_deferred(deferred, results), key=lambda pair: order[id(pair[0])])
+    to_run = sum(isinstance(answer, Approved | NestedResults) for _, answer in pairs)
+    deps.usage_limits.check_before_tool_call(replace(state.usage, tool_calls=state.usage.tool_calls + to_run))
     return await resolve(pairs, state, deps)
 
 
 async def resolve(
-    pairs: Sequence[tuple[ToolCallPart, Answer]], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+    pairs: Sequence[tuple[ToolCallPart, Answer]],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    *,
+    announce: bool = False,
 ) -> Resolution:
     """Resolve each call with its answer; calls to run are run concurrently (in turn if a tool is sequential).
+
+    Args:
+        pairs: The calls and their answers.
+        state: The run's state.
+        deps: The run's dependencies.
+        announce: Whether to emit a `FunctionToolCallEvent` for each call first (the resume flow; a handler's
+            calls were announced when their response was handled).
 
     Raises:
         UserError: If an external tool's call is approved: the agent cannot run it.
     """
     _check_runnable(pairs, deps)
+    if announce:
+        for call, _ in pairs:
+            _emit(deps, FunctionToolCallEvent(call))
     outcomes: list[Resolution] = [Resolution() for _ in pairs]
     to_run: list[int] = []
     for index, (call, answer) in enumerate(pairs):
@@ -372,6 +452,8 @@ async def resolve(
             _fill_external(outcomes[index], call, answer.value)
         else:
             to_run.append(index)
+            continue
+        _announce_result(deps, outcomes[index])
     await _run_all(pairs, to_run, outcomes, state, deps)
     resolution = Resolution()
     for outcome in outcomes:
@@ -379,6 +461,16 @@ async def resolve(
         resolution.user_parts.extend(outcome.user_parts)
         resolution.deferred.extend(outcome.deferred)
     return resolution
+
+
+def _announce_result(deps: GraphAgentDeps[Any, Any], outcome: Resolution) -> None:
+    """Emit the `FunctionToolResultEvent` of a call's result, if it got one (a call deferred again did not)."""
+    if not outcome.parts:
+        return
+    part = outcome.parts[-1]
+    assert isinstance(part, ToolReturnPart | RetryPromptPart), 'the result of a deferred call is a return or a retry'
+    content = outcome.user_parts[-1].content if outcome.user_parts else None
+    _emit(deps, FunctionToolResultEvent(part, content=content))
 
 
 def _check_runnable(pairs: Sequence[tuple[ToolCallPart, Answer]], deps: GraphAgentDeps[Any, Any]) -> None:
@@ -429,6 +521,13 @@ async def _run_all(
 
 
 async def _run_call(
+    outcome: Resolution, call: ToolCallPart, answer: Answer, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> None:
+    await _fill_by_running(outcome, call, answer, state, deps)
+    _announce_result(deps, outcome)
+
+
+async def _fill_by_running(
     outcome: Resolution, call: ToolCallPart, answer: Answer, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
 ) -> None:
     tool_manager = deps.tool_manager

@@ -4,7 +4,8 @@ Output tool calls give the final result; function tool calls run concurrently (o
 them is `sequential`); calls of unknown tools become retry prompts. Calls that cannot run now - tools that
 are external or need approval by definition, and calls that raised `CallDeferred` / `ApprovalRequired` -
 are gathered in `ToolCallBatch.deferred`: the single place where deferred calls are collected, for the
-run's output, the resume flow and a deferred tool handler alike.
+run's output, the resume flow and a deferred tool handler alike. With a handler, the batch's deferred calls
+do not end the run here: the tool node hands them to the handler.
 """
 
 from __future__ import annotations
@@ -112,6 +113,10 @@ class ToolCallBatch:
     """Extra user content by the call's position, before it is ordered."""
     deferred: list[DeferredCall] = field(default_factory=list[DeferredCall])
     """Calls that cannot run now: those that raised at run time first, then those deferred by definition."""
+    resolved_parts: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
+    """Results of the deferred calls that a deferred tool handler resolved, in call order."""
+    resolved_user_parts: list[UserPromptPart] = field(default_factory=list[UserPromptPart])
+    """Extra user content from the `ToolReturn`s of those results."""
     final_result: FinalResult[Any] | None = None
     """The final result, if an output tool call gave one."""
 
@@ -120,7 +125,14 @@ class ToolCallBatch:
         """All result parts, in the order they go into the next request."""
         ordered_functions = [self.function_parts[i] for i in sorted(self.function_parts)]
         user_parts = [self.user_content_by_index[i] for i in sorted(self.user_content_by_index)]
-        return [*self.output_parts, *ordered_functions, *self.unknown_parts, *user_parts]
+        return [
+            *self.output_parts,
+            *ordered_functions,
+            *self.unknown_parts,
+            *self.resolved_parts,
+            *user_parts,
+            *self.resolved_user_parts,
+        ]
 
 
 async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
@@ -159,10 +171,11 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
     if batch.final_result is not None:
         _skip_deferred(batch, by_definition)
         return
-    for deferred in by_definition:
+    # As upstream, the calls of external tools are announced before those that need approval.
+    for deferred in sorted(by_definition, key=lambda d: d.kind == 'unapproved'):
         _emit(deps, FunctionToolCallEvent(deferred.call))
     batch.deferred.extend(by_definition)
-    if batch.deferred:
+    if batch.deferred and deps.deferred_tool_handler is None:
         batch.final_result = deferred_final_result(batch.deferred, deps)
 
 

@@ -41,6 +41,8 @@ __all__ = (
     'BinaryContent',
     'BinaryImage',
     'CachePoint',
+    'DeferredToolRequestsEvent',
+    'DeferredToolResultsEvent',
     'DocumentFormat',
     'DocumentMediaType',
     'DocumentUrl',
@@ -1236,8 +1238,39 @@ class FunctionToolResultEvent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
+@dataclass(repr=False)
+class DeferredToolRequestsEvent:
+    """The run's deferred tool handler is about to be asked to resolve these calls.
+
+    Only runs with a deferred tool handler emit it, once per model response with deferred calls, so that a UI
+    can show that input is awaited while the handler waits for it.
+    """
+
+    requests: DeferredToolRequests
+    """The deferred calls the handler is given."""
+    _: KW_ONLY
+    event_kind: Literal['deferred_tool_requests'] = 'deferred_tool_requests'
+    """Type discriminator."""
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
+
+
+@dataclass(repr=False)
+class DeferredToolResultsEvent:
+    """The run's deferred tool handler answered; the `FunctionToolResultEvent`s of the resolved calls follow."""
+
+    results: DeferredToolResults
+    """What the handler returned."""
+    _: KW_ONLY
+    event_kind: Literal['deferred_tool_results'] = 'deferred_tool_results'
+    """Type discriminator."""
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
+
+
 HandleResponseEvent: TypeAlias = Annotated[
-    FunctionToolCallEvent | FunctionToolResultEvent, pydantic.Discriminator('event_kind')
+    FunctionToolCallEvent | FunctionToolResultEvent | DeferredToolRequestsEvent | DeferredToolResultsEvent,
+    pydantic.Discriminator('event_kind'),
 ]
 """An event of the tool-call stage of a run."""
 
@@ -1245,3 +1278,6 @@ AgentStreamEvent: TypeAlias = Annotated[
     ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')
 ]
 """Any event of an agent run's event stream."""
+
+# At the end, as `tools` imports this module: the events' field types must resolve at run time for pydantic.
+from .tools import DeferredToolRequests, DeferredToolResults  # noqa: E402

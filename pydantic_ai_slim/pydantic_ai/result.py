@@ -247,7 +247,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             if final.tool_name is not None:
                 call = _find_call(message, final.tool_name, final.tool_call_id)
                 output = await self._output_schema.process_tool_call(call, ctx, allow_partial=allow_partial)
-            elif (requests := self._deferred_tool_requests(message)) is not None:
+            elif self._raw_stream_response._deferred_calls_end_run and (
+                (requests := self._deferred_tool_requests(message)) is not None
+            ):
                 return cast(OutputDataT, requests)
             else:
                 text = ''.join(part.content for part in message.parts if isinstance(part, TextPart))

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 from pydantic_graph import End, GraphRun
 from typing_extensions import TypeVar
 
-from . import _agent_graph
+from . import _agent_graph, _utils
 from .messages import ModelMessage, ModelMessagesTypeAdapter
 from .result import FinalResult
 from .usage import RunUsage
 
-__all__ = ('AgentRun', 'AgentRunResult')
+__all__ = ('AgentRun', 'AgentRunResult', 'AgentRunResultEvent')
 
 AgentDepsT = TypeVar('AgentDepsT', default=None)
 OutputDataT = TypeVar('OutputDataT', default=str)
@@ -143,3 +143,16 @@ class AgentRunResult(Generic[OutputDataT]):
     def run_id(self) -> str:
         """The id of the run."""
         return self._state.run_id
+
+
+@dataclasses.dataclass(repr=False)
+class AgentRunResultEvent(Generic[OutputDataT]):
+    """The last event of `Agent.run_stream_events`: the finished run's result."""
+
+    result: AgentRunResult[OutputDataT]
+    """The result of the run."""
+    _: dataclasses.KW_ONLY
+    event_kind: Literal['agent_run_result'] = 'agent_run_result'
+    """Event type discriminator."""
+
+    __repr__ = _utils.dataclasses_no_defaults_repr

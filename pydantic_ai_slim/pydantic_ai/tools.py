@@ -19,6 +19,7 @@ __all__ = (
     'AgentDepsT',
     'DeferredToolApprovalResult',
     'DeferredToolCallResult',
+    'DeferredToolHandler',
     'DeferredToolRequests',
     'DeferredToolResult',
     'DeferredToolResults',
@@ -333,7 +334,10 @@ DeferredToolResult: TypeAlias = DeferredToolApprovalResult | DeferredToolCallRes
 
 @dataclass(kw_only=True)
 class DeferredToolResults:
-    """Answers to the calls of a `DeferredToolRequests`, by tool call id, to resume a run with."""
+    """Answers to the calls of a `DeferredToolRequests`, by tool call id.
+
+    Pass them to a new run to resume, or return them from a deferred tool handler within the run.
+    """
 
     calls: dict[str, DeferredToolCallResult | Any] = field(default_factory=dict[str, Any])
     """Results of external calls: a value, `ToolReturn`, `ModelRetry` or `RetryPromptPart`."""
@@ -346,3 +350,14 @@ class DeferredToolResults:
     context: dict[str, Any] = field(default_factory=dict[str, Any])
     """The `DeferredToolRequests.context` entries, given back unchanged; each tool called again gets its own
     entry as `ctx.tool_call_context`."""
+
+
+DeferredToolHandler: TypeAlias = Callable[
+    [RunContext[AgentDepsT], DeferredToolRequests], DeferredToolResults | Awaitable[DeferredToolResults]
+]
+"""Resolves deferred tool calls within the run: `Agent(deferred_tool_handler=...)` or `run(deferred_tool_handler=...)`.
+
+It is called once per model response with deferred calls, after the response's other tools ran and before any
+deferred call runs, with all of them; it must answer every one. A sync handler runs in a worker thread (so it may
+block, e.g. on `input()`), an async one is awaited. What it raises ends the run.
+"""

@@ -8,13 +8,14 @@ import contextvars
 import inspect
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType, NoneType
 from typing import Any, Generic, overload
 
+import anyio
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
@@ -22,12 +23,13 @@ from .. import _agent_graph, _output, _system_prompt, _utils, models
 from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
 from .._tool_manager import ToolManager
 from ..exceptions import UserError
-from ..messages import ModelMessage, UserContent
+from ..messages import AgentStreamEvent, ModelMessage, UserContent
 from ..output import OutputSpec
 from ..result import StreamedRunResult, StreamedRunResultSync
-from ..run import AgentRun, AgentRunResult
+from ..run import AgentRun, AgentRunResult, AgentRunResultEvent
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import (
+    DeferredToolHandler,
     DeferredToolResults,
     DocstringFormat,
     GenerateToolJsonSchema,
@@ -114,6 +116,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         tool_timeout: float | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ):
         """Make an agent.
 
@@ -138,10 +141,14 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             event_stream_handler: Receives the events of runs made with `run`, `run_sync` and `run_stream`,
                 unless the run is given its own.
             tool_timeout: Default timeout of tool calls, in seconds.
+            deferred_tool_handler: Resolves deferred tool calls within runs (approvals and external calls), once
+                per model response that has them, instead of ending the run with `DeferredToolRequests`; a run
+                given its own handler uses that one.
         """
         self._model = None if model is None or defer_model_check else models.infer_model(model)
         self._model_spec = model
         self._event_stream_handler = event_stream_handler
+        self._deferred_tool_handler = deferred_tool_handler
         self.name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
@@ -314,6 +321,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -334,6 +342,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -370,6 +379,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -390,6 +400,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -416,6 +427,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]: ...
 
     @overload
@@ -436,6 +448,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, RunOutputDataT]]: ...
 
     @asynccontextmanager
@@ -448,6 +461,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         again); the first response that starts the final result (text, or a call of an output tool) is yielded as
         a `StreamedRunResult` to stream. Once that stream completes, the response's other tool calls are handled
         by the end strategy. Leaving the block early closes the model's stream.
+
+        Without a deferred tool handler, a call that must wait (for approval or an external result) starts the
+        final result too: the run ends with `DeferredToolRequests`. With one, the handler resolves such calls
+        and a later response's output is streamed.
 
         With an event stream handler (given here or to the agent), it receives the events of the earlier requests
         and tool-call stages, and those of the final response up to the `FinalResultEvent`.
@@ -479,6 +496,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> StreamedRunResultSync[AgentDepsT, OutputDataT]: ...
 
     @overload
@@ -499,6 +517,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> StreamedRunResultSync[AgentDepsT, RunOutputDataT]: ...
 
     def run_stream_sync(
@@ -523,6 +542,43 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         weakref.finalize(result, held.release_soon)
         return result
 
+    async def run_stream_events(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
+        """Run the agent and iterate over its events, ending with an `AgentRunResultEvent` that holds the result.
+
+        Takes the keyword arguments of `run` (except `event_stream_handler`). The run goes on in a task of its
+        own; an error it raises is raised here, and leaving the loop early cancels the run.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        send, receive = anyio.create_memory_object_stream[AgentStreamEvent | AgentRunResultEvent[Any]]()
+        failure: list[BaseException] = []
+
+        async def forward(_: Any, events: AsyncIterable[AgentStreamEvent]) -> None:
+            async for event in events:
+                await send.send(event)
+
+        async def run() -> None:
+            async with send:
+                try:
+                    result = await self.run(user_prompt, infer_name=False, event_stream_handler=forward, **kwargs)
+                except Exception as exc:
+                    # Raised to the consumer below rather than wrapped in the task group's exception group.
+                    failure.append(exc)
+                    return
+                await send.send(AgentRunResultEvent(result))
+
+        async with anyio.create_task_group() as tg, receive:
+            tg.start_soon(run)
+            try:
+                async for event in receive:
+                    yield event
+            finally:
+                tg.cancel_scope.cancel()
+        if failure:
+            raise failure[0]
+
     @asynccontextmanager
     async def iter(
         self,
@@ -541,11 +597,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
+        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run and yield it for node-by-node iteration (`async for node in run`, or `run.next(node)`).
 
         With `event_stream_handler`, the nodes stream their events to it as they run (the agent's own handler
-        applies to `run`, `run_sync` and `run_stream`, not here).
+        applies to `run`, `run_sync` and `run_stream`, not here). `deferred_tool_handler` resolves each response's
+        deferred calls within the run; if it is not given (or `None`), the agent's applies.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -578,6 +636,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             validation_context=self._validation_context,
             metadata=metadata if metadata is not None else self._metadata,
             event_stream_handler=event_stream_handler,
+            deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
         )
         start = UserPromptNode[AgentDepsT, Any](
             user_prompt,

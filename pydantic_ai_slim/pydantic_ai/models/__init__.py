@@ -286,6 +286,9 @@ class StreamedResponse(ABC):
     """The parameters of the request, which tell which parts hold the final result."""
     final_result_event: FinalResultEvent | None = field(default=None, init=False)
     """The event marking the start of the final result, once it was seen."""
+    _deferred_calls_end_run: bool = field(default=True, init=False, repr=False)
+    """Whether a call that must wait for the user or an approval starts the final result (no deferred tool
+    handler in the run), or is handled by the run like any other tool call."""
     provider_response_id: str | None = field(default=None, init=False)
     """The provider's id of the response, if it sent one."""
     provider_details: dict[str, Any] | None = field(default=None, init=False)
@@ -321,7 +324,9 @@ class StreamedResponse(ABC):
                 last = event
                 yield event
                 if self.final_result_event is None:
-                    self.final_result_event = _final_result_event(event.part, self.model_request_parameters)
+                    self.final_result_event = _final_result_event(
+                        event.part, self.model_request_parameters, self._deferred_calls_end_run
+                    )
                     if self.final_result_event is not None:
                         yield self.final_result_event
             if last is not None:
@@ -385,7 +390,9 @@ class StreamedResponse(ABC):
         raise NotImplementedError
 
 
-def _final_result_event(part: ModelResponsePart, params: ModelRequestParameters) -> FinalResultEvent | None:
+def _final_result_event(
+    part: ModelResponsePart, params: ModelRequestParameters, deferred_calls_end_run: bool
+) -> FinalResultEvent | None:
     """The final result event a newly started part gives, if it starts the final result."""
     if isinstance(part, TextPart):
         allowed = params.allow_text_output and params.output_mode != 'auto'
@@ -397,7 +404,7 @@ def _final_result_event(part: ModelResponsePart, params: ModelRequestParameters)
         return None
     if tool_def.kind == 'output' and params.output_mode in ('tool', 'auto'):
         return FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
-    if tool_def.kind in ('external', 'unapproved'):
+    if tool_def.kind in ('external', 'unapproved') and deferred_calls_end_run:
         # A call that must wait for the user or an approval ends the run, as the final result would.
         return FinalResultEvent(tool_name=None, tool_call_id=None)
     return None
