@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench all
+.PHONY: help install format lint typecheck test testcov docs bench demo js all
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -11,7 +11,7 @@ help: ## Show this help.
 $(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai]" -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -38,5 +38,16 @@ docs: install ## Build the docs with mkdocs in strict mode.
 
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
+
+demo: install ## Run the approval CLI demo on the scripted model.
+	$(PY) -m pydantic_ai_examples.approval
+
+JS_STAMP := tests/js/node_modules/.installed
+
+$(JS_STAMP): tests/js/package.json tests/js/package-lock.json
+	npm ci --prefix tests/js --no-audit --no-fund --ignore-scripts
+	touch $(JS_STAMP)
+
+js: $(JS_STAMP) ## Install the AI SDK packages the Vercel AI conformance test runs (needs node and npm).
 
 all: test docs ## Everything CI checks.

@@ -917,3 +917,11 @@ async def test_output_tool_retries_follow_output_retries():
 async def test_run_sync_inside_a_running_loop():
     with pytest.raises(RuntimeError, match='This event loop is already running'):
         Agent(TestModel()).run_sync('x')
+
+
+async def test_nothing_to_send():
+    with pytest.raises(UserError, match='No message history, user prompt, or instructions provided'):
+        await Agent(TestModel()).run()
+    # Instructions or a system prompt alone are something to send.
+    assert (await Agent(TestModel(), instructions='I').run()).output == 'success (no tool calls)'
+    assert (await Agent(TestModel(), system_prompt='S').run()).output == 'success (no tool calls)'

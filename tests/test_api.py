@@ -28,6 +28,10 @@ PUBLIC_MODULES = [
     'pydantic_ai.settings',
     'pydantic_ai.tools',
     'pydantic_ai.toolsets',
+    'pydantic_ai.ui',
+    'pydantic_ai.ui.vercel_ai',
+    'pydantic_ai.ui.vercel_ai.request_types',
+    'pydantic_ai.ui.vercel_ai.response_types',
     'pydantic_ai.usage',
 ]
 
@@ -86,6 +90,12 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.output': ['DeferredToolRequests', 'ToolOutput'],
     'pydantic_ai.toolsets': ['AbstractToolset', 'WrapperToolset', 'PrefixedToolset', 'RenamedToolset'],
     'pydantic_ai.agent': ['Agent', 'AgentRunResult', 'CallToolsNode', 'ModelRequestNode', 'UserPromptNode'],
+    'pydantic_ai.run': ['AgentRun', 'AgentRunResult', 'AgentRunResultEvent'],
+    'pydantic_ai.result': ['StreamedRunResult', 'StreamedRunResultSync', 'AgentStream'],
+    'pydantic_ai.models': ['Model', 'ModelRequestParameters', 'StreamedResponse', 'infer_model'],
+    'pydantic_ai.models.openai': ['OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel'],
+    'pydantic_ai.providers.openai': ['OpenAIProvider'],
+    'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
 }
 
 

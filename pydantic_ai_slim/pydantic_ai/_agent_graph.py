@@ -26,7 +26,7 @@ from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
-from .exceptions import UnexpectedModelBehavior
+from .exceptions import UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -206,6 +206,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             parts.extend(await self._system_prompt_parts(run_context))
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
+        if not history and not parts and not ctx.deps.instructions:
+            raise UserError('No message history, user prompt, or instructions provided')
         return ModelRequestNode(ModelRequest(parts=parts))
 
     async def _system_prompt_parts(self, run_context: RunContext[DepsT]) -> list[ModelRequestPart]:

@@ -1,0 +1,208 @@
+"""`VercelAIEventStream`: an agent run as the Vercel AI SDK v6 UI message stream."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+from uuid import uuid4
+
+from typing_extensions import TypeVar
+
+from ...messages import FinishReason as ModelFinishReason
+from ...messages import (
+    FunctionToolResultEvent,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+)
+from ...run import AgentRunResultEvent
+from ...tools import DeferredToolRequests
+from .._event_stream import UIEventStream
+from ._approval import ApprovalSigner
+from .request_types import RequestData
+from .response_types import (
+    BaseChunk,
+    DoneChunk,
+    ErrorChunk,
+    FinishChunk,
+    FinishReason,
+    FinishStepChunk,
+    ReasoningDeltaChunk,
+    ReasoningEndChunk,
+    ReasoningStartChunk,
+    StartChunk,
+    StartStepChunk,
+    TextDeltaChunk,
+    TextEndChunk,
+    TextStartChunk,
+    ToolApprovalRequestChunk,
+    ToolInputAvailableChunk,
+    ToolInputDeltaChunk,
+    ToolInputStartChunk,
+    ToolOutputAvailableChunk,
+    ToolOutputDeniedChunk,
+    ToolOutputErrorChunk,
+)
+
+__all__ = ('VercelAIEventStream',)
+
+AgentDepsT = TypeVar('AgentDepsT', default=None)
+OutputDataT = TypeVar('OutputDataT', default=str)
+
+_FINISH_REASONS: dict[ModelFinishReason, FinishReason] = {
+    'stop': 'stop',
+    'length': 'length',
+    'content_filter': 'content-filter',
+    'tool_call': 'tool-calls',
+    'error': 'error',
+}
+
+
+@dataclass
+class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, OutputDataT]):
+    """Streams a run as UI message chunks: one assistant message, a step per model response."""
+
+    _: KW_ONLY
+    tool_approval: bool = False
+    """Whether to send `tool-approval-request` and `tool-output-denied` chunks (needs an AI SDK v6 client)."""
+    approval_signer: ApprovalSigner = field(default_factory=ApprovalSigner)
+    """Issues the ids of approval requests."""
+    denied_tool_call_ids: frozenset[str] = frozenset()
+    """Ids of the calls the user denied in this request."""
+
+    _step_started: bool = field(default=False, init=False, repr=False)
+    _finish_reason: FinishReason = field(default=None, init=False, repr=False)
+    _text_id: str = field(default='', init=False, repr=False)
+    _reasoning_id: str = field(default='', init=False, repr=False)
+
+    @property
+    def response_headers(self) -> Mapping[str, str] | None:
+        """The header that tells the AI SDK client which stream protocol it gets."""
+        return {'x-vercel-ai-ui-message-stream': 'v1'}
+
+    def encode_event(self, event: BaseChunk) -> str:
+        """One server-sent event: `data: <chunk JSON>`, or `data: [DONE]` at the end."""
+        return f'data: {event.encode()}\n\n'
+
+    async def before_stream(self) -> AsyncIterator[BaseChunk]:
+        """The message starts."""
+        yield StartChunk()
+
+    async def before_response(self) -> AsyncIterator[BaseChunk]:
+        """Each model response is a step of its own."""
+        if self._step_started:
+            yield FinishStepChunk()
+        self._step_started = True
+        yield StartStepChunk()
+
+    async def after_stream(self) -> AsyncIterator[BaseChunk]:
+        """The step and message finish, and the stream ends."""
+        yield FinishStepChunk()
+        yield FinishChunk(finish_reason=self._finish_reason)
+        yield DoneChunk()
+
+    async def on_error(self, error: Exception) -> AsyncIterator[BaseChunk]:
+        """The run failed: the client shows the error text."""
+        self._finish_reason = 'error'
+        yield ErrorChunk(error_text=str(error))
+
+    async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
+        """With tool approval on, a run that ended waiting for approvals asks the user for each."""
+        result = event.result
+        last_response = next((m for m in reversed(result.all_messages()) if isinstance(m, ModelResponse)), None)
+        if last_response is not None and last_response.finish_reason is not None:
+            self._finish_reason = _FINISH_REASONS.get(last_response.finish_reason)
+        if self.tool_approval and isinstance(result.output, DeferredToolRequests):
+            for call in result.output.approvals:
+                approval_id = self.approval_signer.issue(call.tool_name, call.tool_call_id, call.args_as_dict())
+                yield ToolApprovalRequestChunk(approval_id=approval_id, tool_call_id=call.tool_call_id)
+
+    async def handle_text_start(self, part: TextPart, follows_text: bool = False) -> AsyncIterator[BaseChunk]:
+        """Text that follows text continues the same text part."""
+        if not (follows_text and self._text_id):
+            self._text_id = str(uuid4())
+            yield TextStartChunk(id=self._text_id)
+        if part.content:
+            yield TextDeltaChunk(id=self._text_id, delta=part.content)
+
+    async def handle_text_delta(self, delta: TextPartDelta) -> AsyncIterator[BaseChunk]:
+        """More text."""
+        if delta.content_delta:
+            yield TextDeltaChunk(id=self._text_id, delta=delta.content_delta)
+
+    async def handle_text_end(self, part: TextPart, followed_by_text: bool = False) -> AsyncIterator[BaseChunk]:
+        """The text part ends unless more text follows."""
+        if not followed_by_text:
+            yield TextEndChunk(id=self._text_id)
+            self._text_id = ''
+
+    async def handle_thinking_start(
+        self, part: ThinkingPart, follows_thinking: bool = False
+    ) -> AsyncIterator[BaseChunk]:
+        """Reasoning starts."""
+        if not (follows_thinking and self._reasoning_id):
+            self._reasoning_id = str(uuid4())
+            yield ReasoningStartChunk(id=self._reasoning_id)
+        if part.content:
+            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=part.content)
+
+    async def handle_thinking_delta(self, delta: ThinkingPartDelta) -> AsyncIterator[BaseChunk]:
+        """More reasoning."""
+        if delta.content_delta:
+            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=delta.content_delta)
+
+    async def handle_thinking_end(
+        self, part: ThinkingPart, followed_by_thinking: bool = False
+    ) -> AsyncIterator[BaseChunk]:
+        """Reasoning ends unless more follows."""
+        if not followed_by_thinking:
+            yield ReasoningEndChunk(id=self._reasoning_id)
+            self._reasoning_id = ''
+
+    async def handle_tool_call_start(self, part: ToolCallPart) -> AsyncIterator[BaseChunk]:
+        """A tool call starts, with the arguments received so far."""
+        yield ToolInputStartChunk(tool_call_id=part.tool_call_id, tool_name=part.tool_name)
+        if part.args:
+            yield ToolInputDeltaChunk(tool_call_id=part.tool_call_id, input_text_delta=part.args_as_json_str())
+
+    async def handle_tool_call_delta(self, delta: ToolCallPartDelta) -> AsyncIterator[BaseChunk]:
+        """More of the arguments' JSON."""
+        args = delta.args_delta
+        if args and delta.tool_call_id is not None:
+            text = args if isinstance(args, str) else json.dumps(args)
+            yield ToolInputDeltaChunk(tool_call_id=delta.tool_call_id, input_text_delta=text)
+
+    async def handle_tool_call_end(self, part: ToolCallPart) -> AsyncIterator[BaseChunk]:
+        """The arguments are complete."""
+        yield ToolInputAvailableChunk(tool_call_id=part.tool_call_id, tool_name=part.tool_name, input=_input(part))
+
+    async def handle_function_tool_result(self, event: FunctionToolResultEvent) -> AsyncIterator[BaseChunk]:
+        """A call's result, its error, or (with tool approval on) the user's denial."""
+        result = event.result
+        if isinstance(result, RetryPromptPart):
+            yield ToolOutputErrorChunk(tool_call_id=result.tool_call_id, error_text=result.model_response())
+        elif self.tool_approval and result.tool_call_id in self.denied_tool_call_ids:
+            yield ToolOutputDeniedChunk(tool_call_id=result.tool_call_id)
+        else:
+            yield ToolOutputAvailableChunk(tool_call_id=result.tool_call_id, output=_jsonable(result.content))
+
+
+def _input(part: ToolCallPart) -> Any:
+    """The call's arguments as JSON data; arguments that are not valid JSON are sent as their text."""
+    try:
+        return part.args_as_dict()
+    except ValueError:
+        return part.args
+
+
+def _jsonable(content: Any) -> Any:
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(content, fallback=str)
