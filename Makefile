@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js all
+.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck js ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js e2e-deps ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -49,5 +49,19 @@ $(JS_STAMP): tests/js/package.json tests/js/package-lock.json
 	touch $(JS_STAMP)
 
 js: $(JS_STAMP) ## Install the AI SDK packages the Vercel AI conformance test runs (needs node and npm).
+
+E2E_STAMP := tests/e2e/node_modules/.installed
+E2E_BUNDLE := tests/e2e/dist/main.js
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+$(E2E_STAMP): tests/e2e/package.json tests/e2e/package-lock.json
+	npm ci --prefix tests/e2e --no-audit --no-fund --ignore-scripts
+	touch $(E2E_STAMP)
+
+$(E2E_BUNDLE): $(E2E_STAMP) tests/e2e/src/main.jsx tests/e2e/index.html
+	npm run --prefix tests/e2e build
+
+e2e-deps: $(E2E_BUNDLE) ## Install Debian's chromium if missing, the e2e page's npm packages, and build the page.
+	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
 
 all: test docs ## Everything CI checks.
