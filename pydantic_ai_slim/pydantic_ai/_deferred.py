@@ -24,23 +24,24 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-import anyio
-
 from . import _utils
-from ._errors import ToolRetryError
 from ._run_context import RunContext
 from ._tool_calls import (
     NESTED_ID_SEPARATOR,
     DeferredCall,
     ToolCallBatch,
     _emit,
+    any_sequential,
     deferred_final_result,
     deferred_tool_requests,
+    execute_call,
+    run_concurrently,
     tool_result_parts,
 )
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
+from .exceptions import ModelRetry, UserError
 from .messages import (
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
@@ -500,24 +501,8 @@ async def _run_all(
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
 ) -> None:
-    tool_defs = [deps.tool_manager.get_tool_def(pairs[index][0].tool_name) for index in to_run]
-    if any(tool_def is not None and tool_def.sequential for tool_def in tool_defs):
-        for index in to_run:
-            await _run_call(outcomes[index], *pairs[index], state, deps)
-        return
-    errors: list[BaseException] = []
-
-    async def run_one(index: int) -> None:
-        try:
-            await _run_call(outcomes[index], *pairs[index], state, deps)
-        except Exception as e:  # Re-raised below, so the caller sees the tool's own exception, not a group.
-            errors.append(e)
-
-    async with anyio.create_task_group() as tg:
-        for index in to_run:
-            tg.start_soon(run_one, index)
-    if errors:
-        raise errors[0]
+    jobs = [partial(_run_call, outcomes[index], *pairs[index], state, deps) for index in to_run]
+    await run_concurrently(jobs, sequential=any_sequential(deps, [pairs[index][0] for index in to_run]))
 
 
 async def _run_call(
@@ -535,25 +520,20 @@ async def _fill_by_running(
         state.increment_retries(deps.max_result_retries)
         outcome.parts.append(tool_manager.unknown_tool_retry(call))
         return
-    try:
-        if isinstance(answer, Approved):
-            to_run = call if answer.override_args is None else replace(call, args=answer.override_args)
-            result = await tool_manager.handle_call(
-                to_run, approved=True, metadata=answer.metadata, context=answer.context
-            )
-        else:
-            assert isinstance(answer, NestedResults), 'only approved and nested calls are run'
-            result = await tool_manager.handle_call(
-                call, metadata=answer.metadata, context=answer.context, deferred_tool_results=answer.results
-            )
-    except ToolRetryError as e:
-        outcome.parts.append(e.tool_retry)
+    if isinstance(answer, Approved):
+        to_run = call if answer.override_args is None else replace(call, args=answer.override_args)
+        ran = await execute_call(
+            call, state, deps, run_as=to_run, approved=True, metadata=answer.metadata, context=answer.context
+        )
+    else:
+        assert isinstance(answer, NestedResults), 'only approved and nested calls are run'
+        ran = await execute_call(
+            call, state, deps, metadata=answer.metadata, context=answer.context, deferred_tool_results=answer.results
+        )
+    if ran.deferred is not None:
+        outcome.deferred.append(ran.deferred)
         return
-    except (CallDeferred, ApprovalRequired) as e:
-        outcome.deferred.append(DeferredCall.raised(call, e))
-        return
-    state.usage.tool_calls += 1
-    part, user_part = tool_result_parts(call, result)
-    outcome.parts.append(part)
-    if user_part is not None:
-        outcome.user_parts.append(user_part)
+    assert ran.part is not None, 'a call that was not deferred has a result'
+    outcome.parts.append(ran.part)
+    if ran.user_part is not None:
+        outcome.user_parts.append(ran.user_part)

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, Generic
 from typing_extensions import TypeVar
 
 from . import _utils
-from .messages import ModelMessage, UserContent
 from .usage import RunUsage
 
 if TYPE_CHECKING:
+    # Only annotations: importing `messages` here would close an import cycle (messages -> tools ->
+    # _function_schema -> _run_context) that then depends on which module happens to be imported first.
+    from .messages import ModelMessage, UserContent
     from .models import Model
     from .tools import DeferredToolResults
 
@@ -21,6 +23,10 @@ __all__ = ('AgentDepsT', 'RunContext')
 
 AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 """The type of the dependencies an agent's functions receive."""
+
+
+def _no_messages() -> list[ModelMessage]:
+    return []
 
 
 @dataclasses.dataclass(repr=False, kw_only=True)
@@ -35,7 +41,7 @@ class RunContext(Generic[AgentDepsT]):
     """What the run has used so far."""
     prompt: str | Sequence[UserContent] | None = None
     """The user prompt of the run."""
-    messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    messages: list[ModelMessage] = field(default_factory=_no_messages)
     """The messages of the run so far."""
     validation_context: Any = None
     """The pydantic validation context for tool arguments and outputs."""

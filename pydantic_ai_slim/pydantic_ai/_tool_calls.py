@@ -10,8 +10,9 @@ do not end the run here: the tool node hands them to the handler.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -30,17 +31,21 @@ from .messages import (
     UserPromptPart,
 )
 from .result import FinalResult
-from .tools import DeferredToolRequests
+from .tools import DeferredToolRequests, DeferredToolResults
 
 if TYPE_CHECKING:
     from ._agent_graph import GraphAgentDeps, GraphAgentState
 
 __all__ = (
     'NESTED_ID_SEPARATOR',
+    'CallOutcome',
     'DeferredCall',
     'ToolCallBatch',
+    'any_sequential',
     'deferred_final_result',
     'deferred_tool_requests',
+    'execute_call',
+    'run_concurrently',
     'run_tool_calls',
 )
 
@@ -218,30 +223,9 @@ async def _run_function_calls(
         return
     projected = replace(state.usage, tool_calls=state.usage.tool_calls + len(calls))
     deps.usage_limits.check_before_tool_call(projected)
-    tool_manager = deps.tool_manager
-    sequential = any(
-        (tool_def := tool_manager.get_tool_def(call.tool_name)) is not None and tool_def.sequential for _, call in calls
-    )
     raised: dict[int, DeferredCall] = {}
-    errors: list[BaseException] = []
-
-    async def run_one(index: int, call: ToolCallPart) -> None:
-        try:
-            await _run_function_call(batch, index, call, state, deps, raised)
-        except Exception as e:  # Re-raised below, so the caller sees the tool's own exception, not a group.
-            errors.append(e)
-
-    if sequential:
-        for index, call in calls:
-            await run_one(index, call)
-            if errors:
-                break
-    else:
-        async with anyio.create_task_group() as tg:
-            for index, call in calls:
-                tg.start_soon(run_one, index, call)
-    if errors:
-        raise errors[0]
+    jobs = [partial(_run_function_call, batch, index, call, state, deps, raised) for index, call in calls]
+    await run_concurrently(jobs, sequential=any_sequential(deps, [call for _, call in calls]))
     batch.deferred.extend(raised[i] for i in sorted(raised))
 
 
@@ -253,21 +237,88 @@ async def _run_function_call(
     deps: GraphAgentDeps[Any, Any],
     raised: dict[int, DeferredCall],
 ) -> None:
+    outcome = await execute_call(call, state, deps)
+    if outcome.deferred is not None:
+        raised[index] = outcome.deferred
+        return
+    assert outcome.part is not None, 'a call that was not deferred has a result'
+    batch.function_parts[index] = outcome.part
+    if outcome.user_part is not None:
+        batch.user_content_by_index[index] = outcome.user_part
+    content = outcome.user_part.content if outcome.user_part is not None else None
+    _emit(deps, FunctionToolResultEvent(outcome.part, content=content))
+
+
+def any_sequential(deps: GraphAgentDeps[Any, Any], calls: Sequence[ToolCallPart]) -> bool:
+    """Whether any of the calls is of a tool marked `sequential`, so that all of them must run one at a time."""
+    tool_manager = deps.tool_manager
+    return any((tool_def := tool_manager.get_tool_def(c.tool_name)) is not None and tool_def.sequential for c in calls)
+
+
+async def run_concurrently(jobs: Sequence[Callable[[], Awaitable[None]]], *, sequential: bool) -> None:
+    """Run the jobs concurrently, or one after another if `sequential`; the first error is raised as itself."""
+    if sequential:
+        for job in jobs:
+            await job()
+        return
+    errors: list[Exception] = []
+
+    async def run_one(job: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await job()
+        except Exception as e:  # Re-raised below, so the caller sees the tool's own exception, not a group.
+            errors.append(e)
+
+    async with anyio.create_task_group() as tg:
+        for job in jobs:
+            tg.start_soon(run_one, job)
+    if errors:
+        raise errors[0]
+
+
+@dataclass
+class CallOutcome:
+    """What came of running one function tool call: its result part, or its deferral."""
+
+    part: ToolReturnPart | RetryPromptPart | None = None
+    """The result part, unless the call was deferred."""
+    user_part: UserPromptPart | None = None
+    """Extra user content from a `ToolReturn` result."""
+    deferred: DeferredCall | None = None
+    """The deferral, if the tool raised `CallDeferred` or `ApprovalRequired`."""
+
+
+async def execute_call(
+    call: ToolCallPart,
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    *,
+    run_as: ToolCallPart | None = None,
+    approved: bool = False,
+    metadata: Any = None,
+    context: Any = None,
+    deferred_tool_results: DeferredToolResults | None = None,
+) -> CallOutcome:
+    """Validate and run one function tool call (as `run_as`, e.g. with overridden arguments, if given).
+
+    A retry becomes its retry prompt, `CallDeferred` / `ApprovalRequired` a deferral, and a result its tool
+    return part (counted in the run's usage).
+    """
     try:
-        result = await deps.tool_manager.handle_call(call)
+        result = await deps.tool_manager.handle_call(
+            run_as or call,
+            approved=approved,
+            metadata=metadata,
+            context=context,
+            deferred_tool_results=deferred_tool_results,
+        )
     except ToolRetryError as e:
-        batch.function_parts[index] = e.tool_retry
-        _emit(deps, FunctionToolResultEvent(e.tool_retry))
-        return
+        return CallOutcome(e.tool_retry)
     except (CallDeferred, ApprovalRequired) as e:
-        raised[index] = DeferredCall.raised(call, e)
-        return
+        return CallOutcome(deferred=DeferredCall.raised(call, e))
     state.usage.tool_calls += 1
-    part, user_content = tool_result_parts(call, result)
-    batch.function_parts[index] = part
-    if user_content is not None:
-        batch.user_content_by_index[index] = user_content
-    _emit(deps, FunctionToolResultEvent(part, content=user_content.content if user_content is not None else None))
+    part, user_part = tool_result_parts(call, result)
+    return CallOutcome(part, user_part)
 
 
 # Events of the tool-call stage, for a `CallToolsNode` that streams them. The order is upstream's: the output
