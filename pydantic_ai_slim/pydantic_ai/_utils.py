@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextvars
 import functools
 import inspect
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import MISSING, fields, is_dataclass
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
@@ -80,3 +84,29 @@ class _UnsetType:
 
 Unset: Any = _UnsetType()
 """Sentinel for 'not given' where `None` is a meaningful value."""
+
+
+_thread_loops = threading.local()
+
+
+def run_sync(coro: Coroutine[Any, Any, R]) -> R:
+    """Run a coroutine on this thread's event loop, made on first use and closed at exit.
+
+    Raises:
+        RuntimeError: If called from a running event loop, as upstream's `run_sync` does.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        coro.close()
+        raise RuntimeError('This event loop is already running')
+    runner: asyncio.Runner | None = getattr(_thread_loops, 'runner', None)
+    if runner is None:
+        runner = asyncio.Runner()
+        _thread_loops.runner = runner
+        atexit.register(runner.close)
+    # Each call runs in a copy of the caller's current context, so `override()` and other context variables
+    # set after the loop was made are seen.
+    return runner.run(coro, context=contextvars.copy_context())

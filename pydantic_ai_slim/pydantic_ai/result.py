@@ -598,12 +598,12 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
 
     def get_output(self) -> OutputDataT:
         """Stream the rest of the response, finish the run, and return the output."""
-        output = _run_sync(self._streamed_run_result.get_output())
+        output = _utils.run_sync(self._streamed_run_result.get_output())
         self._close_if_complete()
         return output
 
     def _iterate(self, items: AsyncIterator[_T]) -> Iterator[_T]:
-        yield from sync_iterator(items, _run_sync)
+        yield from sync_iterator(items, _utils.run_sync)
         self._close_if_complete()
 
     def _close_if_complete(self) -> None:
@@ -614,7 +614,7 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
 
     def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
         """Validate the output of a response (or of part of one, with `allow_partial=True`)."""
-        return _run_sync(self._streamed_run_result.validate_response_output(message, allow_partial=allow_partial))
+        return _utils.run_sync(self._streamed_run_result.validate_response_output(message, allow_partial=allow_partial))
 
     def usage(self) -> RunUsage:
         """What the run has used, including the streamed response so far."""
@@ -643,10 +643,3 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
     def metadata(self) -> dict[str, Any] | None:
         """The metadata of the run."""
         return self._streamed_run_result.metadata
-
-
-def _run_sync(coro: Awaitable[_T]) -> _T:
-    # The agent module keeps the per-thread event loop; importing it here at module level would be circular.
-    from .agent import _run_sync as run_sync
-
-    return run_sync(coro)

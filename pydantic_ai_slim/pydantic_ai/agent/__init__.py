@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import atexit
-import contextvars
 import inspect
-import threading
 import weakref
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
@@ -407,7 +404,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """Run the agent to completion without an event loop in the caller (one is kept per thread)."""
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return _run_sync(self.run(user_prompt, infer_name=False, **kwargs))
+        return _utils.run_sync(self.run(user_prompt, infer_name=False, **kwargs))
 
     @overload
     def run_stream(
@@ -531,13 +528,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             self._infer_name(inspect.currentframe())
         start = _hold_open(self.run_stream(user_prompt, infer_name=False, **kwargs))
         try:
-            streamed, held = _run_sync(start)
+            streamed, held = _utils.run_sync(start)
         except BaseException:
             # Without an event loop to run it on (e.g. called from async code), it never started.
             start.close()
             raise
         result = StreamedRunResultSync[AgentDepsT, Any](streamed)
-        result._close_run = lambda: _run_sync(held.close())
+        result._close_run = lambda: _utils.run_sync(held.close())
         # A result dropped before its stream completed lets its run close (and the model's stream with it).
         weakref.finalize(result, held.release_soon)
         return result
@@ -807,25 +804,3 @@ async def _hold_open(
     _held_runs.add(task)
     task.add_done_callback(_held_runs.discard)
     return await entered, _HeldRun(loop, release, task)
-
-
-_thread_loops = threading.local()
-
-
-def _run_sync(coro: Any) -> Any:
-    """Run a coroutine on this thread's event loop, made on first use and closed at exit."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        coro.close()
-        raise RuntimeError('This event loop is already running')
-    runner: asyncio.Runner | None = getattr(_thread_loops, 'runner', None)
-    if runner is None:
-        runner = asyncio.Runner()
-        _thread_loops.runner = runner
-        atexit.register(runner.close)
-    # Each call runs in a copy of the caller's current context, so `override()` and other context variables
-    # set after the loop was made are seen.
-    return runner.run(coro, context=contextvars.copy_context())
