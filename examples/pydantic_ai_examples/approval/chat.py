@@ -23,12 +23,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 
+from ..vercel_ai_chat.app import FileStore, create_agent
 from .cli import INSTRUCTIONS
 from .machine import MACHINE_CONFIG, Machine, MachineToolset
 from .scripted import plan
 from .toolset import ApprovalToolset
 
-__all__ = ('MachineBound', 'agent', 'build_chat_agent', 'main', 'streaming_scripted_model')
+__all__ = ('MachineBound', 'agent', 'build_chat_agent', 'files_agent', 'main', 'streaming_scripted_model')
 
 
 @dataclass
@@ -85,6 +86,9 @@ def build_chat_agent(machine: Machine | None = None, delay: float = 0.0) -> Agen
 
 agent = build_chat_agent(delay=0.03)
 """The chat agent `pai-chat --agent pydantic_ai_examples.approval.chat:agent` loads."""
+
+files_agent = create_agent(FileStore())
+"""The file manager of `pydantic_ai_examples.vercel_ai_chat`: its deletions need approval, and nothing is blocked."""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
