@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all chat chat-web chat-page
+.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all chat chat-web chat-page screenshots
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -69,6 +69,9 @@ $(E2E_BUNDLE): $(E2E_STAMP) tests/e2e/src/main.jsx tests/e2e/index.html
 
 chat-page: $(E2E_STAMP) ## Rebuild the bundled chat page of Agent.to_web (committed; needs node and npm).
 	node pydantic_ai_slim/chat-page/build.mjs
+
+screenshots: install e2e-deps ## Retake the screenshots of docs/chat.md (needs tmux).
+	$(PY) tests/e2e/screenshots.py
 
 e2e-deps: $(E2E_BUNDLE) ## Install Debian's chromium if missing, the e2e page's npm packages, and build the page.
 	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)

@@ -219,7 +219,12 @@ class ChatSession:
     def _show_calls(self, response: ModelResponse) -> None:
         for part in response.parts:
             if isinstance(part, ToolCallPart):
-                self.console.print(f'   → {call_text(part.tool_name, part.args_as_dict())}', style='cyan', markup=False)
+                self.console.print(
+                    f'   → {call_text(part.tool_name, part.args_as_dict())}',
+                    style='cyan',
+                    markup=False,
+                    highlight=False,
+                )
 
     def _read_answer(self, prompt: str) -> str:
         # The approval callback runs inside the agent's event loop, so the prompt runs in a thread of its own.
