@@ -324,3 +324,19 @@ Markdown output of last question:
    ← flaky: ok
 The run stopped: The next request would exceed the request_limit of 1
 """)
+
+
+@pytest.mark.anyio
+async def test_conversation_continues_across_turns_and_from_a_history():
+    async def count_messages(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield f'I have seen {len(messages)} message(s).'
+
+    agent = Agent(FunctionModel(stream_function=count_messages))
+    async with agent.run_stream('earlier') as result:
+        await result.get_output()
+    history = result.all_messages()
+    out = await run_session(agent, 'one\rtwo\r/exit\r', message_history=history)
+    assert out == snapshot("""\
+I have seen 3 message(s).
+I have seen 5 message(s).
+""")

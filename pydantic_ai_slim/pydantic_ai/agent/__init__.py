@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import typing
 import weakref
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
@@ -775,13 +776,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def to_web(
         self,
         *,
-        models: Any = None,
+        models: ModelsParam = None,
         builtin_tools: list[Any] | None = None,
         deps: AgentDepsT = None,
         model_settings: ModelSettings | None = None,
         instructions: str | None = None,
-        html_source: Any = None,
-    ) -> Any:
+        html_source: str | Path | None = None,
+    ) -> Starlette:
         """A starlette app to chat with the agent in a browser (needs the `ui` extra): the page at `/`, `/api/chat`.
 
         Tool calls that need approval get Approve / Deny buttons; their ids are signed with a secret of the app.
@@ -877,3 +878,12 @@ async def _hold_open(
     _held_runs.add(task)
     task.add_done_callback(_held_runs.discard)
     return await entered, _HeldRun(loop, release, task)
+
+
+if typing.TYPE_CHECKING:
+    # Only for the annotations of `to_web`: starlette is an optional extra.
+    from pathlib import Path
+
+    from starlette.applications import Starlette
+
+    from .._chat.web import ModelsParam
