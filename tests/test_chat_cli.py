@@ -26,6 +26,14 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ModelRetry, RunContext
+from pydantic_ai._approval import (
+    ApprovalBatch,
+    ApprovalDecision,
+    ApprovalRequest,
+    BatchEntry,
+    ScriptedAnswers,
+    TerminalApprover,
+)
 from pydantic_ai._chat.cli import ChatSession, cli, load_agent
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage
@@ -340,3 +348,40 @@ async def test_conversation_continues_across_turns_and_from_a_history():
 I have seen 3 message(s).
 I have seen 5 message(s).
 """)
+
+
+@dataclass
+class Lines:
+    lines: list[str]
+    not_run: dict[str, str]
+
+    def line(self, text: str = '') -> None:
+        self.lines.append(text)
+
+
+def test_terminal_approver_edge_cases():
+    """A batch with nothing to ask shows no legend; an invalid scripted answer with none left denies the call."""
+    display = Lines([], {})
+    approver = TerminalApprover(display, ScriptedAnswers.parse('maybe'))
+    blocked = ApprovalRequest(
+        tool_name='rm', tool_args={}, tool_call_id='c1', description='rm()', reason='never', blocked=True
+    )
+    approver.show_batch(ApprovalBatch(run_step=1, entries=(BatchEntry(blocked, 'blocked'),)))
+    asked = ApprovalRequest(tool_name='ls', tool_args={}, tool_call_id='c2', description='ls()')
+    assert approver.decide(asked) == ApprovalDecision(
+        approved=False, note='Denied: no valid answer was given for this call.'
+    )
+    assert display.lines == snapshot(
+        [
+            """\
+
+   ── 1 call(s) need a decision, 0 to answer ──\
+""",
+            '   1. rm()',
+            '      rm()',
+            '      BLOCKED: never (denied without asking)',
+            '   Approve ls? [y/n/s/a] maybe',
+            "   Please answer y, n, s or a ('maybe' is not one of them).",
+        ]
+    )
+    assert display.not_run == {'c2': '✗'}

@@ -880,7 +880,7 @@ async def _hold_open(
     return await entered, _HeldRun(loop, release, task)
 
 
-if typing.TYPE_CHECKING:
+if typing.TYPE_CHECKING:  # pragma: no cover
     # Only for the annotations of `to_web`: starlette is an optional extra.
     from pathlib import Path
 
