@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all
+.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all chat chat-web chat-page screenshots
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -11,7 +11,7 @@ help: ## Show this help.
 $(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui]" -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,cli,web]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.
@@ -42,6 +42,12 @@ bench: install ## Run the benchmarks.
 demo: install ## Run the approval CLI demo on the scripted model.
 	$(PY) -m pydantic_ai_examples.approval
 
+chat: install ## Chat with the scripted sysadmin in the terminal (Agent.to_cli).
+	$(PY) -m pydantic_ai_examples.approval.chat
+
+chat-web: install ## Serve the browser chat on the scripted file manager (Agent.to_web) at http://127.0.0.1:7932.
+	$(VENV)/bin/pai-chat --web --agent pydantic_ai_examples.approval.chat:files_agent
+
 JS_STAMP := tests/js/node_modules/.installed
 
 $(JS_STAMP): tests/js/package.json tests/js/package-lock.json
@@ -60,6 +66,12 @@ $(E2E_STAMP): tests/e2e/package.json tests/e2e/package-lock.json
 
 $(E2E_BUNDLE): $(E2E_STAMP) tests/e2e/src/main.jsx tests/e2e/index.html
 	npm run --prefix tests/e2e build
+
+chat-page: $(E2E_STAMP) ## Rebuild the bundled chat page of Agent.to_web (committed; needs node and npm).
+	node pydantic_ai_slim/chat-page/build.mjs
+
+screenshots: install e2e-deps ## Retake the screenshots of docs/chat.md (needs tmux).
+	$(PY) tests/e2e/screenshots.py
 
 e2e-deps: $(E2E_BUNDLE) ## Install Debian's chromium if missing, the e2e page's npm packages, and build the page.
 	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
