@@ -12,6 +12,8 @@ import pytest
 PUBLIC_MODULES = [
     'pydantic_ai',
     'pydantic_ai.agent',
+    'pydantic_ai.durable_exec',
+    'pydantic_ai.durable_exec.dbos',
     'pydantic_ai.agent.abstract',
     'pydantic_ai.agent.wrapper',
     'pydantic_ai.builtin_tools',
@@ -101,6 +103,7 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.models.openai': ['OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel'],
     'pydantic_ai.providers.openai': ['OpenAIProvider'],
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
+    'pydantic_ai.durable_exec.dbos': ['DBOSAgent', 'DBOSModel', 'DBOSParallelExecutionMode', 'StepConfig'],
 }
 
 

@@ -12,6 +12,7 @@ from dbos import DBOS, DBOSConfiguredInstance, SetWorkflowID, WorkflowHandleAsyn
 from ... import _utils, models
 from ..._agent_graph import EventStreamHandler
 from ...agent import AbstractAgent, AgentMetadata, Instructions, WrapperAgent
+from ...agent.abstract import AgentDepsT, OutputDataT
 from ...builtin_tools import AbstractBuiltinTool
 from ...exceptions import UserError
 from ...messages import AgentStreamEvent, ModelMessage, UserContent
@@ -23,7 +24,6 @@ from ...tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolResults, 
 from ...toolsets.abstract import AbstractToolset
 from ...toolsets.function import FunctionToolset
 from ...usage import RunUsage, UsageLimits
-from .._deps import AgentDepsT, OutputDataT
 from ._model import DBOSModel
 from ._toolset import DBOSFunctionToolset
 from ._utils import DBOSParallelExecutionMode, StepConfig
@@ -76,7 +76,7 @@ class DBOSAgent(WrapperAgent[AgentDepsT, OutputDataT], DBOSConfiguredInstance):
         dbos_name = name or wrapped.name
         if dbos_name is None:
             raise UserError(
-                "An agent needs to have a unique `name` in order to be used with DBOS. The name will be used to "
+                'An agent needs to have a unique `name` in order to be used with DBOS. The name will be used to '
                 "identify the agent's workflows and steps."
             )
         model = wrapped.model
@@ -263,7 +263,9 @@ class DBOSAgent(WrapperAgent[AgentDepsT, OutputDataT], DBOSConfiguredInstance):
             )
         return super().run_stream_sync(*args, **kwargs)
 
-    def run_stream_events(self, *args: Any, **kwargs: Any) -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
+    def run_stream_events(
+        self, *args: Any, **kwargs: Any
+    ) -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
         """Not available with DBOS: set an `event_stream_handler` and use `run`."""
         raise UserError(
             '`agent.run_stream_events()` cannot be used with DBOS. '
@@ -337,7 +339,9 @@ class DBOSAgent(WrapperAgent[AgentDepsT, OutputDataT], DBOSConfiguredInstance):
             )
         token = self._model_override.set(models.infer_model(model)) if _utils.is_set(model) else None
         try:
-            with self.wrapped.override(name=name, deps=deps, toolsets=toolsets, tools=tools, instructions=instructions, metadata=metadata):
+            with self.wrapped.override(
+                name=name, deps=deps, toolsets=toolsets, tools=tools, instructions=instructions, metadata=metadata
+            ):
                 yield
         finally:
             if token is not None:

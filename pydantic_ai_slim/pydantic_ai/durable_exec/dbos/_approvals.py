@@ -18,12 +18,11 @@ import inspect
 import json
 import time
 import uuid
-from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
-from dbos import DBOS, DBOSClient
+from dbos import DBOS, DBOSClient, run_dbos_database_migrations
 from pydantic import TypeAdapter, ValidationError
 
 from ..._deferred import check_answers
@@ -62,7 +61,7 @@ async def _ask_policy(
     """The policy's answers as JSON, recorded, so that a replay does not ask the policy again."""
     results = policy(ctx, requests)
     if inspect.isawaitable(results):
-        results = await cast(Awaitable[DeferredToolResults], results)
+        results = await results
     return _results_adapter.dump_python(results, mode='json')
 
 
@@ -248,12 +247,18 @@ class DBOSApprovalClient:
     """
 
     def __init__(self, system_database_url: str):
-        """Connect to the DBOS system database at `system_database_url` (a SQLite or PostgreSQL URL)."""
+        """Connect to the DBOS system database at `system_database_url` (a SQLite or PostgreSQL URL).
+
+        The database's tables are made if they do not exist yet, so the client may start before any worker.
+        """
+        run_dbos_database_migrations(system_database_url)
         self._client = DBOSClient(system_database_url=system_database_url)
 
     async def pending(self, workflow_id: str) -> PendingDeferredToolRequests | None:
         """What the workflow waits on, or `None` if it is not waiting (or has ended)."""
-        status = await self._client.list_workflows_async(workflow_ids=[workflow_id], load_input=False, load_output=False)
+        status = await self._client.list_workflows_async(
+            workflow_ids=[workflow_id], load_input=False, load_output=False
+        )
         if not status or status[0].status != 'PENDING':
             return None
         return await self._pending(workflow_id)

@@ -57,9 +57,7 @@ class DBOSFunctionToolset(WrapperToolset[AgentDepsT]):
         step = self._steps.get(name)
         if step is None:
 
-            async def call(
-                name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
-            ) -> Any:
+            async def call(name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]) -> Any:
                 try:
                     return await self.wrapped.call_tool(name, tool_args, ctx, tool)
                 except (ModelRetry, ApprovalRequired, CallDeferred) as e:
