@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all
+.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps pg-deps all
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck js e2e-deps ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js e2e-deps pg-deps ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -63,5 +63,8 @@ $(E2E_BUNDLE): $(E2E_STAMP) tests/e2e/src/main.jsx tests/e2e/index.html
 
 e2e-deps: $(E2E_BUNDLE) ## Install Debian's chromium if missing, the e2e page's npm packages, and build the page.
 	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+
+pg-deps: ## Install Debian's PostgreSQL server if missing (the durable tests start a throwaway one as user postgres).
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql)
 
 all: test docs ## Everything CI checks.
