@@ -38,6 +38,7 @@ docs: install ## Build the docs with mkdocs in strict mode.
 
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
+	$(PY) -m benchmarks.dbos
 
 demo: install ## Run the approval CLI demo on the scripted model.
 	$(PY) -m pydantic_ai_examples.approval
