@@ -29,6 +29,9 @@ class DBOSModel(Model):
     sees the finished response, which a replay takes from the database.
     """
 
+    wrapped: Model
+    """The model whose requests are wrapped."""
+
     def __init__(
         self,
         model: Model,
