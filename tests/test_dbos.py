@@ -42,9 +42,11 @@ from pydantic_ai.durable_exec.dbos import (
     wait_for_deferred_tool_results,
 )
 from pydantic_ai.exceptions import UserError
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.run import AgentRunResult
+from pydantic_ai.toolsets import ExternalToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -65,6 +67,8 @@ def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     if returned:
         return ModelResponse(parts=[TextPart(' | '.join(f'{p.tool_name}: {p.content}' for p in returned))])
     names = sorted(tool.name for tool in info.function_tools)
+    if not names:
+        return ModelResponse(parts=[TextPart('Nothing to do.')])
     return ModelResponse(parts=[ToolCallPart(name, {}, tool_call_id=f'{name}-id') for name in names])
 
 
@@ -137,7 +141,20 @@ def wipe() -> str:
     return 'wiped'  # pragma: no cover
 
 
+async def nothing_yet(ctx: RunContext[Any], requests: DeferredToolRequests) -> DeferredToolResults:
+    return DeferredToolResults()
+
+
 approving_dbos = DBOSAgent(approving)
+# The same tools, with an async policy that answers nothing, an external toolset left as it is, and tool steps.
+patient = Agent(
+    FunctionModel(reply),
+    name='patient',
+    tools=[Tool(rename, requires_approval=True)],
+    toolsets=[ExternalToolset[Any]([])],
+    deferred_tool_handler=wait_for_deferred_tool_results(policy=nothing_yet),
+)
+patient_dbos = DBOSAgent(patient, tool_step_config={})
 
 # A policy that answers everything, so nobody is asked.
 everything = Agent(
@@ -314,6 +331,45 @@ async def test_answers_that_are_not_deferred_tool_results_are_refused(approvals:
     assert (await handle.get_result()).output == snapshot('rename: The tool call was denied. | wipe: Never.')
 
 
+async def test_an_answer_to_another_request_is_refused(approvals: DBOSApprovalClient) -> None:
+    handle = await patient_dbos.start('Go.', workflow_id='patient-1')
+    pending = await _pending(approvals, 'patient-1')
+    await approvals.submit('patient-1', DeferredToolResults(approvals={'rename-id': True}), request_id='old')
+    refused = await _pending(approvals, 'patient-1', rejected=True)
+    assert refused.rejection == (
+        f"The answer is for request 'old', but the pending request is {pending.request_id!r}: "
+        'answer the pending request.'
+    )
+    await approvals.submit(
+        'patient-1', DeferredToolResults(approvals={'rename-id': True}), request_id=pending.request_id
+    )
+    assert (await handle.get_result()).output == 'rename: renamed'
+    assert isinstance(patient_dbos.toolsets[1], ExternalToolset)
+
+
+@DBOS.workflow(name='tests.stream_in_a_workflow')
+async def stream_in_a_workflow() -> tuple[str, str | None, str | None, bool, str]:
+    model = simple_dbos.model
+    messages: list[ModelMessage] = [ModelRequest.user_text_prompt('Hi.')]
+    async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
+        async for _ in stream:
+            pass  # pragma: no cover
+        response = stream.get()
+        return (
+            stream.model_name,
+            stream.provider_name,
+            stream.provider_url,
+            stream.timestamp == response.timestamp,
+            str(response.parts),
+        )
+
+
+async def test_a_streamed_request_in_a_workflow_is_a_finished_response(db: str) -> None:
+    assert await stream_in_a_workflow() == snapshot(
+        ('function:reply:stream_reply', None, None, True, "[TextPart(content='Nothing to do.')]")
+    )
+
+
 async def test_policy_that_answers_everything_asks_nobody(db: str) -> None:
     result = await everything_dbos.run('Go.')
     assert result.output == 'rename: renamed'
@@ -419,6 +475,8 @@ def test_dbos_model_is_the_wrapped_model_to_the_agent() -> None:
         wrapped.settings,
     )
     assert model.profile is wrapped.profile
+    params = ModelRequestParameters()
+    assert model.customize_request_parameters(params) == wrapped.customize_request_parameters(params)
     assert simple_dbos.toolsets[0] is not simple.toolsets[0]
     assert streamed_dbos.toolsets[0] is streamed.toolsets[0]
     assert streamed_dbos.event_stream_handler is collect

@@ -1,5 +1,8 @@
 """A DBOS worker for the crash-and-recover tests: `python -m tests.durable.worker --db URL --log PATH [...]`.
 
+The tests start it with `multiprocessing`'s fork server, which has the imports done already, so a restart
+costs a fork rather than an interpreter start.
+
 It runs an agent whose first model response asks to approve `delete_file`, with a durable waiting handler,
 and appends what it does to the call log (`model call N`, `tool delete_file PATH`), so a test can see that
 nothing was done twice. `--start ID` starts a run as workflow `ID`; without it the worker only recovers the
@@ -59,7 +62,12 @@ def build_agent(log: Path, timeout: float | None, *, parallel: bool = False) -> 
     return DBOSAgent(agent, tool_step_config={})
 
 
-async def main() -> None:
+def run(argv: list[str] | None = None) -> None:
+    """The worker's entry point, with `argv` as its command line (the process's own when `None`)."""
+    asyncio.run(main(argv))
+
+
+async def main(argv: list[str] | None = None) -> None:
     """Launch DBOS (recovering this executor's workflows), start a run if asked, and wait to be killed."""
     parser = argparse.ArgumentParser()
     parser.add_argument('--db', required=True)
@@ -68,7 +76,7 @@ async def main() -> None:
     parser.add_argument('--timeout', type=float)
     parser.add_argument('--start')
     parser.add_argument('--parallel', action='store_true')
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     config: DBOSConfig = {
         'name': 'durable-tests',
         'system_database_url': args.db,
@@ -87,4 +95,4 @@ async def main() -> None:
 
 
 if __name__ == '__main__':
-    asyncio.run(main())
+    run()
