@@ -385,6 +385,20 @@ async def test_deadline_denies_by_default(db: str) -> None:
     assert result.output == snapshot('rename: Nobody answered before the deadline, so the tool call was not run.')
 
 
+def approve_all(ctx: RunContext[Any], requests: DeferredToolRequests) -> DeferredToolResults:
+    return DeferredToolResults(approvals={call.tool_call_id: True for call in requests.approvals})
+
+
+async def test_a_run_s_own_handler_goes_through_the_workflow(db: str) -> None:
+    # The handler is a workflow input, so it is pickled: a module-level function is.
+    result = await denying_dbos.run('Go.', deferred_tool_handler=approve_all)
+    assert result.output == 'rename: renamed'
+    async with denying_dbos.iter('Go.', deferred_tool_handler=approve_all) as run:
+        async for _ in run:
+            pass
+    assert run.result is not None and run.result.output == 'rename: renamed'
+
+
 async def test_waiting_handler_needs_a_workflow() -> None:
     with pytest.raises(UserError, match='waits inside a DBOS workflow'):
         await approving.run('Go.')
