@@ -111,6 +111,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         validation_context: Any = None,
         output_retries: int | None = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[AgentDepsT]] = (),
         prepare_tools: Callable[..., Any] | None = None,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
@@ -136,6 +137,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             validation_context: Pydantic validation context for tool arguments and output.
             output_retries: Number of retries of output validation; defaults to `retries`.
             tools: Tools, as functions or `Tool`s.
+            builtin_tools: Builtin tools the model provider runs (e.g. `WebSearchTool()`), or functions of the run
+                context that make one (or `None`) before each request.
             prepare_tools: Called each step to change the list of function tool definitions.
             toolsets: Extra toolsets.
             defer_model_check: Resolve the model at run time rather than now.
@@ -172,6 +175,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._metadata = metadata
         self._function_toolset = FunctionToolset[AgentDepsT](tools, max_retries=retries, timeout=tool_timeout)
         self._prepare_tools = prepare_tools
+        self._builtin_tools = list(builtin_tools)
         self._user_toolsets: list[AbstractToolset[AgentDepsT]] = list(toolsets or [])
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
 
@@ -383,6 +387,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             validation_context=self._validation_context,
             event_stream_handler=event_stream_handler,
             deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
+            builtin_tools=[*self._builtin_tools, *(builtin_tools or [])],
         )
         start = UserPromptNode[AgentDepsT, Any](
             user_prompt,
