@@ -7,6 +7,7 @@ turns the response into the next request (tool results, retries) or the final re
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -70,6 +71,15 @@ EndStrategy: TypeAlias = Literal['early', 'exhaustive']
 """What to do with the other tool calls of a response that gives the final result: `'early'` skips them,
 `'exhaustive'` runs them."""
 
+HistoryProcessor: TypeAlias = (
+    Callable[[list[ModelMessage]], list[ModelMessage]]
+    | Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
+    | Callable[[RunContext[DepsT], list[ModelMessage]], list[ModelMessage]]
+    | Callable[[RunContext[DepsT], list[ModelMessage]], Awaitable[list[ModelMessage]]]
+)
+"""A function that rewrites the message history before each model request (e.g. to trim or summarise it),
+with or without the run context, sync or async. The history it returns replaces the run's history."""
+
 EventStreamHandler: TypeAlias = Callable[[RunContext[DepsT], AsyncIterable[AgentStreamEvent]], Awaitable[None]]
 """A function that receives the events of a run as it goes: for each model request the events of the streamed
 response, and for each tool-call stage the `FunctionToolCallEvent`s and `FunctionToolResultEvent`s."""
@@ -129,6 +139,8 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
     builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[DepsT]] = ()
     """The builtin tools of the run (the agent's, then the run's), or functions that make them per request."""
+    history_processors: Sequence[HistoryProcessor[DepsT]] = ()
+    """Functions that rewrite the history before each model request, in order."""
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -277,11 +289,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self.request.run_id = state.run_id
         self.request.instructions = await deps.get_instructions(run_context)
         state.message_history.append(self.request)
+        if deps.history_processors:
+            await process_history(state, deps, run_context)
         deps.usage_limits.check_before_request(state.usage)
         params = _request_parameters(deps, await resolve_builtin_tools(deps.builtin_tools, run_context))
         settings, params = deps.model.prepare_request(deps.model_settings, params)
         messages = state.message_history
-        if state.history_has_adjacent_requests:
+        if state.history_has_adjacent_requests or deps.history_processors:
             messages = merge_adjacent_messages(messages)
         return messages, settings, params
 
@@ -344,6 +358,30 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         ctx.deps.usage_limits.check_tokens(state.usage)
         state.message_history.append(response)
         return CallToolsNode(response)
+
+
+async def process_history(
+    state: GraphAgentState, deps: GraphAgentDeps[DepsT, Any], run_context: RunContext[DepsT]
+) -> None:
+    """Run the history processors over the history, which the result replaces (in place, for `capture_run_messages`).
+
+    The run's new messages are counted from the same distance to the end as before, as upstream does.
+    """
+    messages = list(state.message_history)
+    for processor in deps.history_processors:
+        args: tuple[Any, ...] = (run_context, messages) if _takes_ctx(processor) else (messages,)
+        processed: Any = processor(*args)
+        messages = await processed if inspect.isawaitable(processed) else processed
+    if not messages:
+        raise UserError('Processed history cannot be empty.')
+    if not isinstance(messages[-1], ModelRequest):
+        raise UserError('Processed history must end with a `ModelRequest`.')
+    deps.new_message_index -= len(state.message_history) - len(messages)
+    state.message_history[:] = messages
+
+
+def _takes_ctx(processor: Callable[..., Any]) -> bool:
+    return len(inspect.signature(processor).parameters) > 1
 
 
 def _request_parameters(
