@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,6 +24,12 @@ from .durable.harness import ROOT
 
 E2E_DIR = Path(__file__).parent / 'e2e'
 NODE = shutil.which('node')
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
 
 
 def serve(db: str, port: int) -> subprocess.Popen[bytes]:
@@ -47,8 +54,6 @@ def browse(phase: str, port: int) -> dict[str, Any]:
 
 
 def test_approve_in_the_browser_after_a_server_restart(tmp_path: Path) -> None:
-    from .test_vercel_ai_e2e import free_port
-
     db, port = f'sqlite:///{tmp_path / "approvals.sqlite"}', free_port()
     server = serve(db, port)
     try:
