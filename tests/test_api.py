@@ -12,7 +12,13 @@ import pytest
 PUBLIC_MODULES = [
     'pydantic_ai',
     'pydantic_ai.agent',
+    'pydantic_ai.durable_exec',
+    'pydantic_ai.durable_exec.dbos',
+    'pydantic_ai.agent.abstract',
+    'pydantic_ai.agent.wrapper',
+    'pydantic_ai.builtin_tools',
     'pydantic_ai.exceptions',
+    'pydantic_ai.format_prompt',
     'pydantic_ai.messages',
     'pydantic_ai.models',
     'pydantic_ai.models.function',
@@ -90,12 +96,15 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.output': ['DeferredToolRequests', 'ToolOutput'],
     'pydantic_ai.toolsets': ['AbstractToolset', 'WrapperToolset', 'PrefixedToolset', 'RenamedToolset'],
     'pydantic_ai.agent': ['Agent', 'AgentRunResult', 'CallToolsNode', 'ModelRequestNode', 'UserPromptNode'],
+    'pydantic_ai.agent.abstract': ['AbstractAgent'],
+    'pydantic_ai.agent.wrapper': ['WrapperAgent'],
     'pydantic_ai.run': ['AgentRun', 'AgentRunResult', 'AgentRunResultEvent'],
     'pydantic_ai.result': ['StreamedRunResult', 'StreamedRunResultSync', 'AgentStream'],
     'pydantic_ai.models': ['Model', 'ModelRequestParameters', 'StreamedResponse', 'infer_model'],
     'pydantic_ai.models.openai': ['OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel'],
     'pydantic_ai.providers.openai': ['OpenAIProvider'],
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
+    'pydantic_ai.durable_exec.dbos': ['DBOSAgent', 'DBOSModel', 'DBOSParallelExecutionMode', 'StepConfig'],
 }
 
 
