@@ -427,8 +427,12 @@ class MCPServer(AbstractToolset[Any], ABC):
                 if self.log_level is not None:
                     await client.set_logging_level(self.log_level)
         except BaseException as error:
-            await _close_quietly(exit_stack)
-            raise _startup_error(self, error) from error
+            # Leaving the transport with the error lets its task groups report what really went wrong.
+            try:
+                await exit_stack.__aexit__(type(error), error, error.__traceback__)
+            except BaseException as exit_error:
+                raise _startup_error(self, exit_error) from exit_error
+            raise _startup_error(self, error) from error  # pragma: no cover
         self._exit_stack = exit_stack
         self._client = client
         self._server_info = result.serverInfo
@@ -716,13 +720,13 @@ def _startup_error(server: MCPServer, error: BaseException) -> BaseException:
     for leaf in leaves:
         if isinstance(leaf, mcp_exceptions.McpError):
             return MCPError(
-                f'{server.label} failed to start: {leaf.error.message}. '
+                f'{server.label} failed to start: {leaf.error.message.rstrip(".")}. '
                 'Check the command, its arguments and its error output.',
                 leaf.error.code,
             )
     if len(leaves) == 1 and isinstance(leaves[0], Exception):
         return leaves[0]
-    return error
+    return error  # pragma: no cover
 
 
 class MCPServerStdio(MCPServer):

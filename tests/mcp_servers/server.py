@@ -2,6 +2,7 @@
 
 Run it as `python server.py` (stdio) or `python server.py streamable-http PORT` (streamable HTTP on 127.0.0.1),
 `python server.py sse PORT` (SSE). `python server.py exit` exits at once; `python server.py silent` never answers.
+Any `--tag=...` argument is ignored, so tests can mark the process and look for it afterwards.
 """
 
 from __future__ import annotations
@@ -152,6 +153,37 @@ class Confirmation(BaseModel):
 
 
 @server.tool()
+async def chat(ctx: Context) -> str:  # pyright: ignore[reportMissingTypeArgument,reportUnknownParameterType]
+    """A sampling request with a conversation, an image, a temperature and stop sequences."""
+    image_content = ImageContent(type='image', data=base64.b64encode(PNG).decode(), mimeType='image/png')
+    result = await ctx.session.create_message(
+        [
+            SamplingMessage(role='user', content=TextContent(type='text', text='Hello')),
+            SamplingMessage(role='assistant', content=TextContent(type='text', text='Hi!')),
+            SamplingMessage(role='user', content=image_content),
+        ],
+        max_tokens=50,
+        temperature=0.5,
+        stop_sequences=['END'],
+    )
+    assert isinstance(result.content, TextContent)
+    return f'{result.model}: {result.content.text}'
+
+
+@server.tool()
+async def add_resource(name: str, ctx: Context) -> str:  # pyright: ignore[reportMissingTypeArgument,reportUnknownParameterType]
+    """Add a note resource, and tell the client that the resource list changed."""
+    _notes[name] = f'note {name}'
+
+    def read() -> str:
+        return _notes[name]
+
+    server.resource(f'note://added/{name}', name=name)(read)
+    await ctx.session.send_resource_list_changed()
+    return 'added'
+
+
+@server.tool()
 async def ask(question: str, ctx: Context) -> str:  # pyright: ignore[reportMissingTypeArgument,reportUnknownParameterType]
     """Ask the user a question (an elicitation request)."""
     result = await ctx.elicit(question, Confirmation)
@@ -218,6 +250,8 @@ async def set_logging_level(level: LoggingLevel) -> None:
 
 def main(argv: list[str]) -> None:
     """Serve on the transport named by the arguments."""
+    # A `--tag=...` argument only marks the process, so a test can find it in the process table.
+    argv = [arg for arg in argv if not arg.startswith('--tag=')]
     mode = argv[0] if argv else 'stdio'
     if mode == 'exit':
         sys.exit(3)
