@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all
+.PHONY: help install format lint typecheck test testcov docs bench demo demo-mcp js e2e-deps mcp-servers all
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck js e2e-deps ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js e2e-deps mcp-servers ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -39,8 +39,11 @@ docs: install ## Build the docs with mkdocs in strict mode.
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
 
-demo: install ## Run the approval CLI demo on the scripted model.
-	$(PY) -m pydantic_ai_examples.approval
+demo: install $(if $(findstring --mcp,$(ARGS)),mcp-servers) ## Run the approval CLI demo on the scripted model (ARGS=--mcp: on a real MCP filesystem server).
+	$(PY) -m pydantic_ai_examples.approval $(ARGS)
+
+demo-mcp: ## The approval demo on the reference MCP filesystem server in a sandbox directory (make demo ARGS=--mcp).
+	$(MAKE) demo ARGS="--mcp $(ARGS)"
 
 JS_STAMP := tests/js/node_modules/.installed
 
@@ -49,6 +52,14 @@ $(JS_STAMP): tests/js/package.json tests/js/package-lock.json
 	touch $(JS_STAMP)
 
 js: $(JS_STAMP) ## Install the AI SDK packages the Vercel AI conformance test runs (needs node and npm).
+
+MCP_STAMP := tests/mcp_servers/node_modules/.installed
+
+$(MCP_STAMP): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
+	npm ci --prefix tests/mcp_servers --no-audit --no-fund --ignore-scripts
+	touch $(MCP_STAMP)
+
+mcp-servers: $(MCP_STAMP) ## Install the reference MCP filesystem server the MCP tests and `make demo ARGS=--mcp` run.
 
 E2E_STAMP := tests/e2e/node_modules/.installed
 E2E_BUNDLE := tests/e2e/dist/main.js
