@@ -18,7 +18,7 @@ from dirty_equals import IsNow, IsStr
 from inline_snapshot import snapshot
 from mcp.shared.context import RequestContext
 from mcp.types import ElicitRequestParams, ElicitResult, Implementation, LoggingMessageNotificationParams
-from pydantic_ai import Agent, BinaryContent, BinaryImage, ModelRetry, RunContext, UserError
+from pydantic_ai import Agent, BinaryContent, BinaryImage, ImageUrl, ModelRetry, RunContext, ToolReturn, UserError
 from pydantic_ai.mcp import (
     CallToolFunc,
     MCPError,
@@ -491,3 +491,37 @@ async def test_servers_are_toolsets() -> None:
     assert server.tool_name_conflict_hint == 'Set the `tool_prefix` attribute to avoid name conflicts.'
     server.id = 'renamed'
     assert server.label == repr(server).replace("id='renamed'", "id='renamed'")
+
+
+async def test_files_in_function_tool_results_go_to_a_user_part() -> None:
+    def files() -> list[Any]:
+        return ['text', BinaryContent(data=b'abc', media_type='audio/wav')]
+
+    def url() -> ImageUrl:
+        return ImageUrl('https://example.com/a.png')
+
+    def wrapped_file() -> ToolReturn:
+        return ToolReturn(return_value=[BinaryContent(data=b'x', media_type='image/png')])
+
+    result = await Agent(call_once(('files', {}), ('url', {})), tools=[files, url]).run('go')
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name='files', content=['text', 'See file a9993e'], tool_call_id=IS_STR, timestamp=IS_NOW
+                ),
+                ToolReturnPart(tool_name='url', content='See file b86daf', tool_call_id=IS_STR, timestamp=IS_NOW),
+                UserPromptPart(
+                    content=['This is file a9993e:', BinaryContent(data=b'abc', media_type='audio/wav')],
+                    timestamp=IS_NOW,
+                ),
+                UserPromptPart(
+                    content=['This is file b86daf:', ImageUrl(url='https://example.com/a.png')], timestamp=IS_NOW
+                ),
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
+    with pytest.raises(UserError, match="The `return_value` of tool 'wrapped_file' contains invalid nested"):
+        await Agent(call_once(('wrapped_file', {})), tools=[wrapped_file]).run('go')
