@@ -1,6 +1,17 @@
 """A clean-room agent core compatible with pydantic-ai, with inline resolution of deferred tool calls."""
 
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
+from .builtin_tools import (
+    CodeExecutionTool,
+    FileSearchTool,
+    ImageGenerationTool,
+    MCPServerTool,
+    MemoryTool,
+    UrlContextTool,
+    WebFetchTool,
+    WebSearchTool,
+    WebSearchUserLocation,
+)
 from .exceptions import (
     AgentRunError,
     ApprovalRequired,
@@ -14,6 +25,7 @@ from .exceptions import (
     UsageLimitExceeded,
     UserError,
 )
+from .format_prompt import format_as_xml
 from .messages import (
     AgentStreamEvent,
     AudioFormat,
@@ -23,12 +35,15 @@ from .messages import (
     BaseToolReturnPart,
     BinaryContent,
     BinaryImage,
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
     CachePoint,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     DocumentFormat,
     DocumentMediaType,
     DocumentUrl,
+    FilePart,
     FileUrl,
     FinalResultEvent,
     FinishReason,
@@ -67,8 +82,14 @@ from .messages import (
     VideoUrl,
 )
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
-from .profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
-from .run import AgentRun, AgentRunResult
+from .profiles import (
+    DEFAULT_PROFILE,
+    InlineDefsJsonSchemaTransformer,
+    JsonSchemaTransformer,
+    ModelProfile,
+    ModelProfileSpec,
+)
+from .run import AgentRun, AgentRunResult, AgentRunResultEvent
 from .settings import ModelSettings
 from .tools import (
     DeferredToolHandler,
@@ -103,6 +124,7 @@ __all__ = (
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
+    'AgentRunResultEvent',
     'AgentStreamEvent',
     'ApprovalRequired',
     'ApprovalRequiredToolset',
@@ -113,9 +135,12 @@ __all__ = (
     'BaseToolReturnPart',
     'BinaryContent',
     'BinaryImage',
+    'BuiltinToolCallPart',
+    'BuiltinToolReturnPart',
     'CachePoint',
     'CallDeferred',
     'CallToolsNode',
+    'CodeExecutionTool',
     'CombinedToolset',
     'DeferredToolHandler',
     'DeferredToolRequests',
@@ -128,6 +153,8 @@ __all__ = (
     'EndStrategy',
     'ExternalToolset',
     'FallbackExceptionGroup',
+    'FilePart',
+    'FileSearchTool',
     'FileUrl',
     'FilteredToolset',
     'FinalResultEvent',
@@ -137,9 +164,14 @@ __all__ = (
     'FunctionToolset',
     'HandleResponseEvent',
     'ImageFormat',
+    'ImageGenerationTool',
     'ImageMediaType',
     'ImageUrl',
     'IncompleteToolCall',
+    'InlineDefsJsonSchemaTransformer',
+    'JsonSchemaTransformer',
+    'MCPServerTool',
+    'MemoryTool',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
@@ -187,6 +219,7 @@ __all__ = (
     'ToolsetFunc',
     'ToolsetTool',
     'UnexpectedModelBehavior',
+    'UrlContextTool',
     'UsageLimitExceeded',
     'UsageLimits',
     'UserContent',
@@ -196,9 +229,13 @@ __all__ = (
     'VideoFormat',
     'VideoMediaType',
     'VideoUrl',
+    'WebFetchTool',
+    'WebSearchTool',
+    'WebSearchUserLocation',
     'WrapperToolset',
     '__version__',
     'capture_run_messages',
+    'format_as_xml',
 )
 
 # Kept in step with `version` in pydantic_ai_slim/pyproject.toml (tests/test_api.py checks it); reading the

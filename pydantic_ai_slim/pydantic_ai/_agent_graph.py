@@ -26,6 +26,7 @@ from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
+from .builtin_tools import AbstractBuiltinTool
 from .exceptions import UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
@@ -44,7 +45,7 @@ from .messages import (
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings
-from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResults
+from .tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class GraphAgentState:
     """The id of the run."""
     history_has_adjacent_requests: bool = False
     """Whether two requests follow each other in the history, so the model must be sent a merged copy."""
+    metadata: dict[str, Any] | None = None
+    """The metadata of the run, computed when it starts and again when it ends."""
 
     def increment_retries(self, max_result_retries: int, error: BaseException | None = None) -> None:
         """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`."""
@@ -118,13 +121,14 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     tool_manager: ToolManager[DepsT]
     instructions: list[str | SystemPromptRunner[DepsT]]
     validation_context: Any = None
-    metadata: dict[str, Any] | None = None
     event_stream_handler: EventStreamHandler[DepsT] | None = None
     """When set, model requests are streamed and each node's events are passed to it."""
     tool_event_sink: Callable[[HandleResponseEvent], None] | None = None
     """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
     deferred_tool_handler: DeferredToolHandler[DepsT] | None = None
     """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
+    builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[DepsT]] = ()
+    """The builtin tools of the run (the agent's, then the run's), or functions that make them per request."""
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -137,7 +141,7 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
             validation_context=self.validation_context,
             run_step=state.run_step,
             run_id=state.run_id,
-            metadata=self.metadata,
+            metadata=state.metadata,
         )
 
     async def get_instructions(self, ctx: RunContext[DepsT]) -> str | None:
@@ -274,7 +278,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self.request.instructions = await deps.get_instructions(run_context)
         state.message_history.append(self.request)
         deps.usage_limits.check_before_request(state.usage)
-        params = _request_parameters(deps)
+        params = _request_parameters(deps, await resolve_builtin_tools(deps.builtin_tools, run_context))
         settings, params = deps.model.prepare_request(deps.model_settings, params)
         messages = state.message_history
         if state.history_has_adjacent_requests:
@@ -342,13 +346,32 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         return CallToolsNode(response)
 
 
-def _request_parameters(deps: GraphAgentDeps[Any, Any]) -> ModelRequestParameters:
+def _request_parameters(
+    deps: GraphAgentDeps[Any, Any], builtin_tools: list[AbstractBuiltinTool]
+) -> ModelRequestParameters:
     tool_defs = deps.tool_manager.tool_defs
     return ModelRequestParameters(
         function_tools=[d for d in tool_defs if d.kind != 'output'],
+        builtin_tools=builtin_tools,
         output_tools=[d for d in tool_defs if d.kind == 'output'],
         **deps.output_schema.request_parameters(deps.model),
     )
+
+
+async def resolve_builtin_tools(
+    tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[DepsT]], run_context: RunContext[DepsT]
+) -> list[AbstractBuiltinTool]:
+    """The builtin tools of a request: functions called (those returning `None` left out), one tool per unique id.
+
+    A later tool with the same `unique_id` replaces an earlier one in its place, so a run's tool overrides the
+    agent's.
+    """
+    by_id: dict[str, AbstractBuiltinTool] = {}
+    for tool in tools:
+        made = tool if isinstance(tool, AbstractBuiltinTool) else await _utils.call_maybe_async(tool, run_context)
+        if made is not None:
+            by_id[made.unique_id] = made
+    return list(by_id.values())
 
 
 @dataclass
