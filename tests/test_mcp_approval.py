@@ -158,6 +158,7 @@ async def test_filesystem_server_stays_in_its_sandbox(tmp_path: Path) -> None:
     server = MCPServerStdio('node', [FILESYSTEM_SERVER, str(sandbox), tag], timeout=30)
     agent = Agent(scripted([('read_text_file', {'path': str(outside)})]), toolsets=[server])
     result = await agent.run('go')
+    assert (await server.list_resources(), await server.list_resource_templates()) == ([], [])
     retry = result.all_messages()[2].parts[0]
     assert retry.part_kind == 'retry-prompt'
     assert 'Access denied - path outside allowed directories' in str(retry.content)

@@ -404,7 +404,7 @@ class MCPServer(AbstractToolset[Any], ABC):
                 return None
             self._running_count -= 1
             if self._running_count == 0:
-                await self._disconnect()
+                await self._disconnect(args)
         return None
 
     async def _connect(self) -> None:
@@ -439,13 +439,26 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._capabilities = ServerCapabilities.from_mcp_sdk(result.capabilities)
         self._instructions = result.instructions
 
-    async def _disconnect(self) -> None:
+    async def _disconnect(self, exc_info: tuple[Any, ...]) -> None:
         exit_stack, self._exit_stack = self._exit_stack, None
         self._client = None
         self._cached_tools = None
         self._cached_resources = None
         assert exit_stack is not None
-        await _close_quietly(exit_stack)
+        error: BaseException | None = exc_info[1] if len(exc_info) > 1 else None
+        # The error the block ended with goes to the transport, so that its task groups can tell a cancellation
+        # of their own (the connection broke) from the caller's error.
+        try:
+            await exit_stack.__aexit__(type(error) if error else None, error, error.__traceback__ if error else None)
+        except BaseException as exit_error:
+            leaves = _leaf_errors(exit_error)
+            if error is not None and all(leaf is error for leaf in leaves):
+                # The transport's task groups only wrapped the block's own error: raise it as it was.
+                raise error from error.__cause__
+            if error is None and all(isinstance(leaf, Exception) for leaf in leaves):
+                # Closing the transport of a server that already died reports the broken pipe; nothing is lost.
+                return
+            raise
 
     def _session(self) -> ClientSession:
         assert self._client is not None, 'The server is entered before it is used.'
@@ -519,6 +532,12 @@ class MCPServer(AbstractToolset[Any], ABC):
                 result = await session.call_tool(name, args, meta=metadata)
             except mcp_exceptions.McpError as error:
                 raise ModelRetry(error.error.message) from error
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError) as error:
+                raise MCPError(
+                    f'{self.label} closed the connection, so tool {name!r} could not be called. '
+                    'Check whether the server is still running (its error output may say why it stopped).',
+                    mcp_types.CONNECTION_CLOSED,
+                ) from error
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
                     await _send_cancelled(session, request_id)
@@ -690,15 +709,6 @@ async def _send_cancelled(session: ClientSession, request_id: int) -> None:
     try:
         await session.send_notification(mcp_types.ClientNotification(notification))
     except Exception:  # pragma: no cover
-        pass
-
-
-async def _close_quietly(exit_stack: AsyncExitStack) -> None:
-    # Closing the transport of a server that died raises errors about the broken connection; they say
-    # nothing the caller can act on, and the process is gone or killed either way.
-    try:
-        await exit_stack.aclose()
-    except Exception:
         pass
 
 
