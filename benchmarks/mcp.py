@@ -25,7 +25,9 @@ from pydantic_ai.usage import RequestUsage, UsageLimits
 
 __all__ = ('mcp_call_overhead_us', 'stdio_start_list_ms')
 
-SERVER = str(Path(__file__).parent.parent / 'tests' / 'mcp_servers' / 'server.py')
+SERVERS_DIR = Path(__file__).parent.parent / 'tests' / 'mcp_servers'
+SERVER = str(SERVERS_DIR / 'server.py')
+FILESYSTEM_SERVER = SERVERS_DIR / 'node_modules' / '@modelcontextprotocol' / 'server-filesystem' / 'dist' / 'index.js'
 BATCH_CALLS = 100
 SEQUENTIAL_STEPS = 50
 
@@ -34,8 +36,8 @@ def _server() -> MCPServerStdio:
     return MCPServerStdio(sys.executable, [SERVER], timeout=60)
 
 
-async def _start_list(stop: bool) -> float:
-    server = _server()
+async def _start_list(stop: bool, node: bool = False) -> float:
+    server = MCPServerStdio('node', [str(FILESYSTEM_SERVER), str(SERVERS_DIR)], timeout=60) if node else _server()
     start = time.perf_counter()
     await server.__aenter__()
     await server.list_tools()
@@ -46,10 +48,13 @@ async def _start_list(stop: bool) -> float:
     return elapsed * 1e3
 
 
-def stdio_start_list_ms(samples: int = 5) -> tuple[float, float]:
-    """Median ms to start the stdio server and list its tools, and to do that and stop it again."""
-    listed = [asyncio.run(_start_list(stop=False)) for _ in range(samples)]
-    cycled = [asyncio.run(_start_list(stop=True)) for _ in range(samples)]
+def stdio_start_list_ms(samples: int = 5, node: bool = False) -> tuple[float, float]:
+    """Median ms to start the stdio server and list its tools, and to do that and stop it again.
+
+    With `node`, the server is the npm reference filesystem server instead of our Python one.
+    """
+    listed = [asyncio.run(_start_list(stop=False, node=node)) for _ in range(samples)]
+    cycled = [asyncio.run(_start_list(stop=True, node=node)) for _ in range(samples)]
     return statistics.median(listed), statistics.median(cycled)
 
 
@@ -115,6 +120,9 @@ def main() -> None:
     listed, cycled = stdio_start_list_ms()
     print('MCP stdio server (tests/mcp_servers/server.py, Python + FastMCP):')
     print(f'  start + initialize + list tools: {listed:.0f} ms (with stopping it again: {cycled:.0f} ms)')
+    if FILESYSTEM_SERVER.exists():
+        listed, cycled = stdio_start_list_ms(node=True)
+        print(f'  the same for the npm filesystem server (node): {listed:.0f} ms (with stopping: {cycled:.0f} ms)')
     for label, (function_us, mcp_us) in mcp_call_overhead_us().items():
         print(
             f'  {label}: function tool {function_us:.0f} us/call, MCP tool {mcp_us:.0f} us/call '
