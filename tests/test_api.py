@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -19,6 +21,7 @@ PUBLIC_MODULES = [
     'pydantic_ai.builtin_tools',
     'pydantic_ai.exceptions',
     'pydantic_ai.format_prompt',
+    'pydantic_ai.mcp',
     'pydantic_ai.messages',
     'pydantic_ai.models',
     'pydantic_ai.models.function',
@@ -105,6 +108,13 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.providers.openai': ['OpenAIProvider'],
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
     'pydantic_ai.durable_exec.dbos': ['DBOSAgent', 'DBOSModel', 'DBOSParallelExecutionMode', 'StepConfig'],
+    'pydantic_ai.mcp': [
+        'MCPServerStdio',
+        'MCPServerStreamableHTTP',
+        'MCPServerSSE',
+        'MCPServerHTTP',
+        'load_mcp_servers',
+    ],
 }
 
 
@@ -117,3 +127,11 @@ def test_upstream_import_paths(module_name: str, names: list[str]) -> None:
 def test_version_matches_distribution() -> None:
     pyproject = Path(__file__).parent.parent / 'pydantic_ai_slim' / 'pyproject.toml'
     assert pydantic_ai.__version__ == tomllib.loads(pyproject.read_text())['project']['version']
+
+
+def test_import_pydantic_ai_does_not_import_mcp() -> None:
+    code = (
+        'import sys, pydantic_ai, pydantic_ai.agent; print(sorted(m for m in sys.modules if m.split(".")[0] == "mcp"))'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'

@@ -25,10 +25,12 @@ from .messages import (
     FunctionToolResultEvent,
     HandleResponseEvent,
     ModelRequestPart,
+    MultiModalContent,
     RetryPromptPart,
     ToolCallPart,
     ToolReturn,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 from .result import FinalResult
@@ -354,12 +356,40 @@ def _announce_calls(
 
 
 def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, UserPromptPart | None]:
-    """The tool return part for a tool's result, and the user prompt part for a `ToolReturn`'s extra content."""
+    """The tool return part for a tool's result, and the user prompt part for a `ToolReturn`'s extra content.
+
+    Files in a result (`BinaryContent`, `ImageUrl`, ...), alone or in a list, cannot go into a tool return for
+    most models: the return says `See file {id}` in their place and a user prompt part carries them.
+    """
     if isinstance(result, ToolReturn):
-        part = ToolReturnPart(call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata)
+        return_value: Any = result.return_value
+        if _files(return_value):
+            raise UserError(
+                f'The `return_value` of tool {call.tool_name!r} contains invalid nested `MultiModalContent` objects. '
+                'Please use `content` instead.'
+            )
+        part = ToolReturnPart(call.tool_name, return_value, call.tool_call_id, metadata=result.metadata)
         content = UserPromptPart(result.content) if result.content is not None else None
         return part, content
-    return ToolReturnPart(call.tool_name, result, call.tool_call_id), None
+    if not _files(result):
+        return ToolReturnPart(call.tool_name, result, call.tool_call_id), None
+    items: list[Any] = result if isinstance(result, list) else [result]  # pyright: ignore[reportUnknownVariableType] (a tool's list result holds anything)
+    returned: list[Any] = []
+    files: list[UserContent] = []
+    for item in items:
+        if isinstance(item, MultiModalContent):
+            returned.append(f'See file {item.identifier}')
+            files.extend([f'This is file {item.identifier}:', item])
+        else:
+            returned.append(item)
+    content = returned if isinstance(result, list) else returned[0]
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id), UserPromptPart(files)
+
+
+def _files(value: Any) -> bool:
+    """Whether `value` is a file or a list holding one."""
+    items: list[Any] = value if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownVariableType] (a tool's list result holds anything)
+    return any(isinstance(item, MultiModalContent) for item in items)
 
 
 def _skip_deferred(batch: ToolCallBatch, by_definition: list[DeferredCall]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -200,6 +201,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             for toolset in toolsets or []
         ]
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
+        self._entered_toolset: CombinedToolset[AgentDepsT] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -559,13 +561,70 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             self._overrides.reset(token)
 
     async def __aenter__(self) -> Agent[AgentDepsT, OutputDataT]:
-        """Enter the agent's toolsets, so they stay open across runs."""
-        await CombinedToolset[AgentDepsT](self.toolsets).__aenter__()
+        """Enter the agent's toolsets (e.g. start its MCP servers), so they stay open across runs.
+
+        Entries are counted: the toolsets are left when the last `async with agent:` block exits.
+        """
+        # One combination is kept while entered, so that its entry count matches the exits.
+        if self._entered_toolset is None:
+            self._entered_toolset = CombinedToolset[AgentDepsT](self.toolsets)
+        await self._entered_toolset.__aenter__()
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
         """Leave the agent's toolsets."""
-        return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
+        assert self._entered_toolset is not None, 'The agent is entered before it is exited.'
+        return await self._entered_toolset.__aexit__(*args)
+
+    def set_mcp_sampling_model(self, model: models.Model | models.KnownModelName | str | None = None) -> None:
+        """Set the model that answers sampling requests of the agent's MCP servers.
+
+        Args:
+            model: The model to use; by default the agent's model.
+
+        Raises:
+            UserError: If no model is given and the agent has none.
+        """
+        try:
+            from ..mcp import MCPServer
+        except ImportError:  # pragma: no cover
+            return  # Without the `mcp` package there are no MCP servers to set it on.
+        if model is not None:
+            sampling_model = models.infer_model(model)
+        elif self._model is not None or self._model_spec is not None:
+            sampling_model = self._resolve_model(None, _NO_OVERRIDES)
+        else:
+            raise UserError('No sampling model provided and no model set on the agent.')
+
+        def set_model(toolset: AbstractToolset[Any]) -> None:
+            if isinstance(toolset, MCPServer):
+                toolset.sampling_model = sampling_model
+
+        for toolset in self.toolsets:
+            toolset.apply(set_model)
+
+    @asynccontextmanager
+    async def run_mcp_servers(
+        self, model: models.Model | models.KnownModelName | str | None = None
+    ) -> AsyncIterator[None]:
+        """Run the agent's MCP servers for the duration of the block (deprecated: use `async with agent:`).
+
+        Args:
+            model: The model for the servers' sampling requests; by default the agent's model, if it has one.
+        """
+        warnings.warn(
+            '`run_mcp_servers` is deprecated, use `async with agent:` instead. If you need to set a sampling model '
+            'on all MCP servers, use `agent.set_mcp_sampling_model()`.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        try:
+            self.set_mcp_sampling_model(model)
+        except UserError:
+            if model is not None:  # pragma: no cover
+                raise
+        async with self:
+            yield
 
     async def to_cli(
         self,
