@@ -224,7 +224,7 @@ def test_mcp_demo_without_the_server(monkeypatch: pytest.MonkeyPatch, capsys: py
 def test_make_passes_the_flag_through() -> None:
     root = Path(__file__).parent.parent
     commands: Callable[[str], str] = lambda args: subprocess.run(  # noqa: E731
-        ['make', '-n', '-o', '.venv/.installed', '-o', 'mcp-servers', 'demo', f'ARGS={args}'],
+        ['make', '--no-print-directory', '-n', '-o', '.venv/.installed', '-o', 'mcp-servers', 'demo', f'ARGS={args}'],
         cwd=root,
         capture_output=True,
         text=True,
