@@ -98,10 +98,13 @@ def _block_events(index: int, block: dict[str, Any], pieces: int) -> list[tuple[
             {'type': 'thinking_delta', 'thinking': piece} for piece in _cut(block['thinking'], pieces)
         ]
         deltas.append({'type': 'signature_delta', 'signature': block['signature']})
-    else:
+    elif kind == 'tool_use':
         start = {**block, 'input': {}}
         args = json.dumps(block['input'])
         deltas = [{'type': 'input_json_delta', 'partial_json': piece} for piece in _cut(args, pieces)]
+    else:
+        # Blocks like `redacted_thinking` arrive whole.
+        start, deltas = block, []
     events: list[tuple[str, Any]] = [
         ('content_block_start', {'type': 'content_block_start', 'index': index, 'content_block': start})
     ]

@@ -4,14 +4,15 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from _anthropic_server import message, text, thinking, tool_use, usage
-from _openai_server import chat_server
+from _openai_server import ChatServer, chat_server
 from anthropic import AsyncAnthropic
 from pydantic import BaseModel
-from pydantic_ai import Agent, NativeOutput, PromptedOutput
+from pydantic_ai import Agent, AgentRunResult, NativeOutput, PromptedOutput
 from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
 from pydantic_ai.providers.anthropic import AnthropicProvider
 
@@ -21,11 +22,11 @@ class City(BaseModel):
     population: int
 
 
-def out(text):
+def out(text: object) -> None:
     print(re.sub(r'127\.0\.0\.1:\d+', '127.0.0.1:PORT', str(text)))
 
 
-def show(server, result):
+def show(server: ChatServer, result: AgentRunResult[Any]) -> None:
     for body in server.bodies():
         out(json.dumps(body, sort_keys=True))
     server.requests.clear()
@@ -53,7 +54,7 @@ with chat_server() as server:
 
     # A tool loop with parallel calls and a retry.
     agent = Agent(model)
-    calls = []
+    calls: list[str] = []
 
     @agent.tool_plain
     def weather(city: str) -> str:

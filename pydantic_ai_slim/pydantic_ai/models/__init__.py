@@ -430,8 +430,9 @@ def infer_model(model: Model | KnownModelName | str) -> Model:
         warnings.warn(
             'Specifying a model name without a provider prefix is deprecated. '
             f'Instead of {model!r}, use {f"{provider}:{model}"!r}.',
+            # Attributed to this module, as upstream's is, so it shows only where deprecation warnings are enabled.
             DeprecationWarning,
-            stacklevel=2,
+            stacklevel=1,
         )
     return _model_of_provider(provider, model_name)
 

@@ -632,7 +632,7 @@ def _map_usage(usage: dict[str, Any]) -> RequestUsage:
 
 def _validate_message(response: Any) -> BetaMessage:
     """Validate the message the SDK built without validation, so a malformed body fails here and clearly."""
-    data = response.model_dump() if isinstance(response, pydantic.BaseModel) else response
+    data = response.model_dump(warnings=False) if isinstance(response, pydantic.BaseModel) else response
     try:
         return _message_adapter.validate_python(data)
     except pydantic.ValidationError as e:
@@ -640,7 +640,7 @@ def _validate_message(response: Any) -> BetaMessage:
 
 
 def _validate_event(event: Any) -> BetaRawMessageStreamEvent:
-    data = event.model_dump() if isinstance(event, pydantic.BaseModel) else event
+    data = event.model_dump(warnings=False) if isinstance(event, pydantic.BaseModel) else event
     try:
         return _event_adapter.validate_python(data)
     except pydantic.ValidationError as e:
