@@ -1,8 +1,10 @@
 """AnthropicModel over HTTP: the request bodies sent and the histories read, for text, tools and output modes."""
 
+import gc
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,10 @@ from pydantic import BaseModel
 from pydantic_ai import Agent, AgentRunResult, NativeOutput, PromptedOutput
 from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
 from pydantic_ai.providers.anthropic import AnthropicProvider
+
+# SDK clients left to the garbage collector warn about their sockets at random points; that is noise here, and
+# collecting them before exit keeps the warning under this filter.
+warnings.filterwarnings('ignore', category=ResourceWarning)
 
 
 class City(BaseModel):
@@ -102,3 +108,5 @@ with chat_server() as server:
     server.add_json(message(thinking('Done.', 'sig-def'), text('Cold.')))
     thinking_settings: AnthropicModelSettings = {'anthropic_thinking': {'type': 'enabled', 'budget_tokens': 1024}}
     show(server, agent.run_sync('Oslo?', model_settings=thinking_settings))
+
+gc.collect()

@@ -1,10 +1,12 @@
 """AnthropicModel streaming over HTTP: part events with thinking, text and tool input, the requests, and errors."""
 
 import asyncio
+import gc
 import json
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
@@ -17,6 +19,10 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.models import infer_model
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+
+# SDK clients left to the garbage collector warn about their sockets at random points; that is noise here, and
+# collecting them before exit keeps the warning under this filter.
+warnings.filterwarnings('ignore', category=ResourceWarning)
 
 
 def out(value: object) -> None:
@@ -83,3 +89,5 @@ for name in ['chatgpt-4o-latest', 'o4-mini', 'foo:bar']:
         infer_model(name)
     except Exception as e:
         out(f'{name} {type(e).__name__} {e}')
+
+gc.collect()

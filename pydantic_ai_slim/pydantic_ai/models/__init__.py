@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
+from typing_extensions import TypeAliasType
+
 from .. import _utils
 from .._parts_manager import ModelResponsePartsManager
 from ..exceptions import UserError
@@ -40,13 +42,52 @@ if TYPE_CHECKING:
     from .._run_context import RunContext
     from ..output import OutputObjectDefinition
 
-__all__ = ('KnownModelName', 'Model', 'ModelRequestParameters', 'OutputMode', 'StreamedResponse', 'infer_model')
+__all__ = (
+    'KnownModelName',
+    'Model',
+    'ModelRequestParameters',
+    'OpenAIChatCompatibleProvider',
+    'OpenAIResponsesCompatibleProvider',
+    'OutputMode',
+    'StreamedResponse',
+    'infer_model',
+)
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the model is asked for the output: plain text, an output tool, native structured output, or a prompt."""
 
 KnownModelName: TypeAlias = Literal['test'] | str
 """A model name the agent can resolve: `'test'`, or `'provider:model'` for an installed provider."""
+
+OpenAIChatCompatibleProvider = TypeAliasType(
+    'OpenAIChatCompatibleProvider',
+    Literal[
+        'alibaba',
+        'azure',
+        'cerebras',
+        'deepseek',
+        'fireworks',
+        'github',
+        'grok',
+        'heroku',
+        'litellm',
+        'moonshotai',
+        'nebius',
+        'ollama',
+        'openrouter',
+        'ovhcloud',
+        'sambanova',
+        'together',
+        'vercel',
+    ],
+)
+"""The names of the providers upstream serves through the Chat Completions API (this distribution has `openai`)."""
+
+OpenAIResponsesCompatibleProvider = TypeAliasType(
+    'OpenAIResponsesCompatibleProvider',
+    Literal['azure', 'deepseek', 'fireworks', 'grok', 'nebius', 'openrouter', 'ovhcloud', 'sambanova', 'together'],
+)
+"""The names of the providers upstream serves through the Responses API (this distribution has `openai`)."""
 
 # Providers upstream knows, and the extra each needs. Naming one this distribution lacks, or one whose extra is
 # not installed, gives a clear error instead of an import failure deep inside a run.

@@ -47,7 +47,7 @@ from ..usage import RequestUsage
 from . import Model, ModelRequestParameters, StreamedResponse
 
 try:
-    from anthropic import APIConnectionError, APIError, APIStatusError
+    from anthropic import APIConnectionError, APIError, APIStatusError, AsyncAnthropic
     from anthropic.types.beta import (
         BetaContainerParams,
         BetaMessage,
@@ -101,7 +101,13 @@ class AnthropicModelSettings(ModelSettings, total=False):
     """The code execution container to use, or `False` for none."""
 
 
+# What reading an SDK object built from a malformed body raises: missing attributes, or values of the wrong type.
+_MALFORMED = (AttributeError, KeyError, TypeError, ValueError)
+
 _DEFAULT_MAX_TOKENS = 4096
+_TOKEN_COUNTING_BETA = 'token-counting-2024-11-01'
+# The request fields the token counting endpoint takes.
+_COUNT_TOKENS_KEYS = frozenset({'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'})
 _STRUCTURED_OUTPUTS_BETA = 'structured-outputs-2025-11-13'
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -123,12 +129,6 @@ _SETTING_NAMES: dict[str, str] = {
     'anthropic_metadata': 'metadata',
     'anthropic_thinking': 'thinking',
 }
-
-_message_adapter = pydantic.TypeAdapter(BetaMessage)
-# The event union is an `Annotated` alias, which pyright does not take as a type form.
-_event_adapter: pydantic.TypeAdapter[BetaRawMessageStreamEvent] = pydantic.TypeAdapter(
-    cast(type[BetaRawMessageStreamEvent], BetaRawMessageStreamEvent)
-)
 
 
 @dataclass(init=False, repr=False)
@@ -239,7 +239,40 @@ class AnthropicModel(Model):
             raise UnexpectedModelBehavior(
                 'Invalid response from anthropic messages endpoint, expected JSON data', body=e.doc or None
             ) from e
-        return self._process_response(_validate_message(response))
+        try:
+            return self._process_response(response)
+        except _MALFORMED as e:
+            raise _invalid(e, response) from e
+
+    async def count_tokens(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> RequestUsage:
+        """Count the input tokens of a request with Anthropic's token counting endpoint, without sending it.
+
+        Raises:
+            ModelHTTPError: if the API answered with an error status.
+            ModelAPIError: if the API could not be reached or timed out.
+        """
+        client = self.client
+        settings, params = self.prepare_request(model_settings, model_request_parameters)
+        kwargs = self._request_kwargs(messages, cast(AnthropicModelSettings, settings or {}), params)
+        counted = {key: value for key, value in kwargs.items() if key in _COUNT_TOKENS_KEYS}
+        betas = [kwargs['extra_headers'].get('anthropic-beta'), _TOKEN_COUNTING_BETA]
+        counted['extra_headers'] = {**kwargs['extra_headers'], 'anthropic-beta': ','.join(filter(None, betas))}
+        try:
+            # Bedrock's and Vertex AI's SDK clients lack the endpoint; with them this fails as an unknown attribute.
+            result = await cast(AsyncAnthropic, client).beta.messages.count_tokens(**counted)
+        except APIError as e:
+            raise self._api_error(e) from e
+        return RequestUsage(input_tokens=result.input_tokens)
+
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[Any]]:
+        """The provider-side tools this model can use: none yet in this distribution (see the docs)."""
+        return frozenset()
 
     @asynccontextmanager
     async def request_stream(
@@ -278,10 +311,10 @@ class AnthropicModel(Model):
             )
 
     async def _events(self, stream: AsyncIterator[Any]) -> AsyncIterator[BetaRawMessageStreamEvent]:
-        """The stream's events, validated; SDK and HTTP failures become the model errors."""
+        """The stream's events; SDK and HTTP failures become the model errors."""
         try:
             async for event in stream:
-                yield _validate_event(event)
+                yield event
         except APIError as e:
             raise self._api_error(e) from e
         except json.JSONDecodeError as e:
@@ -400,6 +433,7 @@ class AnthropicModel(Model):
     # Reading the response.
 
     def _process_response(self, message: BetaMessage) -> ModelResponse:
+        """The response the message gives; reading a malformed one raises one of `_MALFORMED`."""
         parts: list[ModelResponsePart] = []
         for block in message.content:
             if block.type == 'text':
@@ -449,11 +483,17 @@ class AnthropicStreamedResponse(StreamedResponse):
     _raw_usage: dict[str, Any] = field(default_factory=dict[str, Any], init=False)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        for event in self._handle_event(self._first_event):
+        for event in self._checked_events(self._first_event):
             yield event
         async for raw in self._event_stream:
-            for event in self._handle_event(raw):
+            for event in self._checked_events(raw):
                 yield event
+
+    def _checked_events(self, raw: BetaRawMessageStreamEvent) -> list[ModelResponseStreamEvent]:
+        try:
+            return list(self._handle_event(raw))
+        except _MALFORMED as e:
+            raise _invalid(e, raw) from e
 
     def _handle_event(self, event: BetaRawMessageStreamEvent) -> Iterator[ModelResponseStreamEvent]:
         if event.type == 'message_start':
@@ -630,28 +670,15 @@ def _map_usage(usage: dict[str, Any]) -> RequestUsage:
     )
 
 
-def _validate_message(response: Any) -> BetaMessage:
-    """Validate the message the SDK built without validation, so a malformed body fails here and clearly."""
-    data = response.model_dump(warnings=False) if isinstance(response, pydantic.BaseModel) else response
-    try:
-        return _message_adapter.validate_python(data)
-    except pydantic.ValidationError as e:
-        raise _invalid(e, data) from e
-
-
-def _validate_event(event: Any) -> BetaRawMessageStreamEvent:
-    data = event.model_dump(warnings=False) if isinstance(event, pydantic.BaseModel) else event
-    try:
-        return _event_adapter.validate_python(data)
-    except pydantic.ValidationError as e:
-        raise _invalid(e, data) from e
-
-
-def _invalid(error: pydantic.ValidationError, data: Any) -> UnexpectedModelBehavior:
-    """The error for a body that is JSON but not what the API sends, naming the first field that is wrong."""
-    first = error.errors(include_url=False)[0]
-    where = '.'.join(str(loc) for loc in first['loc'])
+def _invalid(error: Exception, value: Any) -> UnexpectedModelBehavior:
+    """The error for a body or event that is JSON but not what the API sends, quoting it."""
     return UnexpectedModelBehavior(
-        f'Invalid response from anthropic messages endpoint: `{where}`: {first["msg"]}',
-        body=json.dumps(data, default=str),
+        f'Invalid response from anthropic messages endpoint: {error}', body=_body_text(value)
     )
+
+
+def _body_text(value: Any) -> str:
+    # The SDK builds its objects without validation, so the fields set are the ones the body had.
+    if isinstance(value, pydantic.BaseModel):
+        value = value.model_dump(mode='json', exclude_unset=True, warnings=False)
+    return json.dumps(value, default=str)

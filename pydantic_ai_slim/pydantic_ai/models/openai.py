@@ -73,6 +73,9 @@ __all__ = (
     'OpenAIModel',
     'OpenAIModelName',
     'OpenAIModelSettings',
+    'OpenAIResponsesModel',
+    'OpenAIResponsesModelSettings',
+    'OpenAIResponsesStreamedResponse',
     'OpenAIStreamedResponse',
 )
 
@@ -784,3 +787,11 @@ async def _sse_data(lines: AsyncIterator[str], model_name: str) -> AsyncIterator
             data = []
     if data:
         yield '\n'.join(data)
+
+
+# The Responses API model lives in its own module, which builds on the definitions above.
+from ._openai_responses import (  # noqa: E402
+    OpenAIResponsesModel,
+    OpenAIResponsesModelSettings,
+    OpenAIResponsesStreamedResponse,
+)

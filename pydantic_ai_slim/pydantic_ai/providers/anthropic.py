@@ -43,6 +43,21 @@ class AnthropicJsonSchemaTransformer(JsonSchemaTransformer):
     description. Otherwise the schema is left alone and only checked for whether it already fits strict mode.
     """
 
+    def __init__(
+        self,
+        schema: JsonSchema,
+        *,
+        strict: bool | None = None,
+        prefer_inlined_defs: bool = False,
+        simplify_nullable_unions: bool = False,
+    ) -> None:
+        """Prepare to fit `schema`; `strict=True` makes it strict.
+
+        `prefer_inlined_defs` and `simplify_nullable_unions` are accepted for upstream's signature; the SDK's
+        transformation keeps `$defs` and unions as they are.
+        """
+        super().__init__(schema, strict=strict)
+
     def walk(self) -> JsonSchema:
         """The schema without titles, made strict if `strict` is true."""
         schema = _without_titles(self.schema)
