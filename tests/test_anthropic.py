@@ -56,6 +56,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import ModelRequestParameters, infer_model
 from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
+from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.profiles.anthropic import anthropic_model_profile
 from pydantic_ai.providers import infer_provider_class
 from pydantic_ai.providers.anthropic import AnthropicJsonSchemaTransformer, AnthropicProvider
@@ -1144,3 +1145,112 @@ async def test_request_usage_mapping(server: ChatServer, model: AnthropicModel) 
     )
     assert response.timestamp == IS_NOW
     assert response.provider_response_id == IS_STR
+
+
+async def test_count_tokens(server: ChatServer, model: AnthropicModel) -> None:
+    server.add_json({'input_tokens': 42})
+    params = ModelRequestParameters(function_tools=[ToolDefinition(name='t')], output_mode='native')
+
+    usage = await model.count_tokens([ModelRequest.user_text_prompt('hi')], {'max_tokens': 5}, params)
+
+    assert usage == RequestUsage(input_tokens=42)
+    assert server.requests[0].path == '/v1/messages/count_tokens?beta=true'
+    assert server.requests[0].headers['anthropic-beta'] == 'token-counting-2024-11-01'
+    assert server.bodies() == snapshot(
+        [
+            {
+                'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}],
+                'model': 'claude-sonnet-4-5',
+                'tool_choice': {'type': 'auto'},
+                'tools': [{'name': 't', 'description': '', 'input_schema': {'type': 'object', 'properties': {}}}],
+            }
+        ]
+    )
+    assert AnthropicModel.supported_builtin_tools() == frozenset()
+
+
+async def test_count_tokens_http_error(server: ChatServer, model: AnthropicModel) -> None:
+    server.add_json({'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'bad'}}, status=400)
+
+    with pytest.raises(ModelHTTPError):
+        await model.count_tokens([ModelRequest.user_text_prompt('hi')], None, ModelRequestParameters())
+
+
+async def test_profile_without_schema_transformer(server: ChatServer, client: AsyncAnthropic) -> None:
+    profile = ModelProfile(supports_json_schema_output=True)
+    model = AnthropicModel('claude-sonnet-4-5', provider=AnthropicProvider(anthropic_client=client), profile=profile)
+    server.add_json(message(text('{"name": "Rome", "population": 3}')))
+
+    await Agent(model, output_type=NativeOutput(City)).run('A city')
+
+    # Without Anthropic's transformer, the schema goes as pydantic made it.
+    assert server.bodies()[0]['output_config'] == snapshot(
+        {
+            'format': {
+                'type': 'json_schema',
+                'schema': {
+                    'properties': {'name': {'minLength': 1, 'type': 'string'}, 'population': {'type': 'integer'}},
+                    'required': ['name', 'population'],
+                    'title': 'City',
+                    'type': 'object',
+                },
+            }
+        }
+    )
+
+
+def test_model_from_provider_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv('ANTHROPIC_API_KEY', 'x')
+
+    assert AnthropicModel('claude-sonnet-4-5', provider='anthropic').system == 'anthropic'
+
+
+async def test_odd_messages_and_blocks(server: ChatServer, model: AnthropicModel) -> None:
+    server.add_json(message({'type': 'container_upload', 'file_id': 'f1'}, text('Hi.')))
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart('Only a system prompt.')]),
+        ModelRequest(parts=[UserPromptPart('One.')]),
+        ModelRequest(parts=[UserPromptPart('Two.')]),
+        ModelResponse(parts=[TextPart('')]),
+    ]
+
+    response = await model.request(messages, None, ModelRequestParameters())
+
+    assert response.parts == [TextPart('Hi.')]
+    # Consecutive user turns are merged, as the API wants the roles to alternate.
+    assert server.bodies()[0]['messages'] == snapshot(
+        [{'role': 'user', 'content': [{'type': 'text', 'text': 'One.'}, {'type': 'text', 'text': 'Two.'}]}]
+    )
+
+
+async def test_stream_odd_events(server: ChatServer, model: AnthropicModel) -> None:
+    events = message_stream(text('Hi'))
+    start = ('content_block_start', {'type': 'content_block_start', 'index': 1, 'content_block': text('Started ')})
+    orphan = {'type': 'input_json_delta', 'partial_json': '{}'}
+    extra: list[tuple[str, Any]] = [
+        start,
+        ('content_block_delta', {'type': 'content_block_delta', 'index': 7, 'delta': orphan}),
+        ('message_delta', {'type': 'message_delta', 'delta': {'stop_reason': None}, 'usage': {'output_tokens': 2}}),
+    ]
+    server.add_sse([*events[:-2], *extra, *events[-2:]])
+
+    async with Agent(model).run_stream('Hi') as result:
+        output = await result.get_output()
+
+    assert output == 'HiStarted '
+    assert result.all_messages()[-1].parts == snapshot([TextPart(content='Hi'), TextPart(content='Started ')])
+
+
+async def test_body_that_is_a_list(server: ChatServer, model: AnthropicModel) -> None:
+    server.add_json([1, 2])
+
+    with pytest.raises(UnexpectedModelBehavior) as exc_info:
+        await Agent(model).run('x')
+
+    assert str(exc_info.value) == snapshot("""\
+Invalid response from anthropic messages endpoint: 'list' object has no attribute 'content', body:
+[
+  1,
+  2
+]\
+""")

@@ -355,12 +355,12 @@ class OpenAIResponsesModel(Model):
         self, messages: Sequence[ModelMessage], settings: OpenAIResponsesModelSettings
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
-        send_reasoning_ids = settings.get('openai_send_reasoning_ids', True)
+        send_ids = settings.get('openai_send_reasoning_ids', True)
         for message in messages:
             if isinstance(message, ModelRequest):
                 items.extend(self._map_request_part(part) for part in message.parts)
             else:
-                items.extend(self._map_response(message, send_reasoning_ids))
+                items.extend(self._map_response(message, send_ids))
         return items
 
     def _map_request_part(self, part: Any) -> dict[str, Any]:
@@ -375,22 +375,24 @@ class OpenAIResponsesModel(Model):
             return {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response_str()}
         retry = cast(RetryPromptPart, part)
         if retry.tool_name is None:
-            return {'role': 'user', 'content': retry.model_response()}
+            return {'role': 'user', 'content': [{'type': 'input_text', 'text': retry.model_response()}]}
         return {'type': 'function_call_output', 'call_id': retry.tool_call_id, 'output': retry.model_response()}
 
-    def _map_response(self, message: ModelResponse, send_reasoning_ids: bool) -> list[dict[str, Any]]:
+    def _map_response(self, message: ModelResponse, send_ids: bool) -> list[dict[str, Any]]:
+        """The input items of an earlier response.
+
+        OpenAI's own items go back as they came, with their ids; without ids (`openai_send_reasoning_ids=False`)
+        or from another provider, text and tool calls go back plainly and thinking as tagged text.
+        """
         items: list[dict[str, Any]] = []
         reasoning: dict[str, Any] | None = None
-        own = message.provider_name == self.system
+        own = send_ids and message.provider_name == self.system
         for part in message.parts:
-            if isinstance(part, ThinkingPart):
-                if not (own and part.provider_name == self.system and part.id):
-                    # Reasoning of another provider cannot be sent back to OpenAI.
+            if isinstance(part, ThinkingPart) and own and part.provider_name == self.system and part.id:
+                if not (part.content or part.signature):
                     continue
-                if reasoning is None or reasoning.get('id', part.id) != part.id:
-                    reasoning = {'type': 'reasoning', 'summary': []}
-                    if send_reasoning_ids:
-                        reasoning['id'] = part.id
+                if reasoning is None or reasoning['id'] != part.id:
+                    reasoning = {'type': 'reasoning', 'id': part.id, 'summary': []}
                     items.append(reasoning)
                 if part.content:
                     reasoning['summary'].append({'type': 'summary_text', 'text': part.content})
@@ -398,7 +400,10 @@ class OpenAIResponsesModel(Model):
                     reasoning['encrypted_content'] = part.signature
                 continue
             reasoning = None
-            if isinstance(part, TextPart):
+            if isinstance(part, ThinkingPart):
+                start, end = self.profile.thinking_tags
+                items.append({'role': 'assistant', 'content': f'{start}\n{part.content}\n{end}'})
+            elif isinstance(part, TextPart):
                 items.append(_map_text(part, own))
             else:
                 items.append(_map_tool_call(part, own))
@@ -438,7 +443,7 @@ class OpenAIResponsesModel(Model):
             return ModelHTTPError(error.status_code, self._model_name, error.body)
         if isinstance(error, APIConnectionError):
             return ModelAPIError(self._model_name, error.message)
-        return ModelAPIError(self._model_name, str(error))
+        return ModelAPIError(self._model_name, str(error))  # pragma: no cover
 
 
 @dataclass
@@ -456,11 +461,11 @@ class OpenAIResponsesStreamedResponse(StreamedResponse):
     _timestamp: datetime = field(default_factory=_utils.now_utc)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        for event in self._checked_events(self._first_event):
-            yield event
-        async for raw in self._event_stream:
+        raw: ResponseStreamEvent | None = self._first_event
+        while raw is not None:
             for event in self._checked_events(raw):
                 yield event
+            raw = await anext(self._event_stream, None)
 
     def _checked_events(self, raw: ResponseStreamEvent) -> list[ModelResponseStreamEvent]:
         try:
@@ -631,7 +636,7 @@ def _reasoning(settings: OpenAIResponsesModelSettings) -> dict[str, Any]:
 
 
 def _map_text(part: TextPart, own: bool) -> dict[str, Any]:
-    if own and part.id and part.provider_name is not None:
+    if own and part.id:
         content: list[dict[str, Any]] = [{'type': 'output_text', 'text': part.content, 'annotations': []}]
         return {'type': 'message', 'role': 'assistant', 'id': part.id, 'status': 'completed', 'content': content}
     return {'role': 'assistant', 'content': part.content}
@@ -644,7 +649,7 @@ def _map_tool_call(part: ToolCallPart, own: bool) -> dict[str, Any]:
         'arguments': part.args_as_json_str(),
         'call_id': part.tool_call_id,
     }
-    if own and part.id and part.id.startswith('fc_'):
+    if own and part.id:
         item['id'] = part.id
     return item
 

@@ -483,11 +483,11 @@ class AnthropicStreamedResponse(StreamedResponse):
     _raw_usage: dict[str, Any] = field(default_factory=dict[str, Any], init=False)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        for event in self._checked_events(self._first_event):
-            yield event
-        async for raw in self._event_stream:
+        raw: BetaRawMessageStreamEvent | None = self._first_event
+        while raw is not None:
             for event in self._checked_events(raw):
                 yield event
+            raw = await anext(self._event_stream, None)
 
     def _checked_events(self, raw: BetaRawMessageStreamEvent) -> list[ModelResponseStreamEvent]:
         try:
@@ -528,9 +528,8 @@ class AnthropicStreamedResponse(StreamedResponse):
                 vendor_part_id=index, id='redacted_thinking', signature=block.data, provider_name=self.provider_name
             )
         elif block.type == 'tool_use':
-            event = manager.handle_tool_call_delta(vendor_part_id=index, tool_name=block.name, tool_call_id=block.id)
-            if event is not None:
-                yield event
+            # The input arrives in later deltas; the call starts without arguments.
+            yield manager.handle_part(vendor_part_id=index, part=ToolCallPart(block.name, None, tool_call_id=block.id))
 
     def _block_delta(self, index: int, delta: Any) -> Iterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
