@@ -101,10 +101,11 @@ class ChatServer:
             events.append('[DONE]')
         self.add(ScriptedResponse(events=events, stall=stall, truncate=truncate))
 
-    def add_sse(self, events: list[tuple[str, Any]]) -> None:
+    def add_sse(self, events: list[tuple[str, Any]], *, stall: float = 0.0, truncate: bool = False) -> None:
         """Queue a server-sent event stream of named events (`event:` and `data:` lines), as Anthropic and the
         OpenAI Responses API send them; the stream ends without a `[DONE]` event."""
-        self.add(ScriptedResponse(events=[f'event: {name}\ndata: {json.dumps(data)}' for name, data in events]))
+        lines = [f'event: {name}\ndata: {json.dumps(data)}' for name, data in events]
+        self.add(ScriptedResponse(events=lines, stall=stall, truncate=truncate))
 
     def add_delay(self, seconds: float, body: Any = None) -> None:
         """Queue a JSON response that is sent only after `seconds`."""

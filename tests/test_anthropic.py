@@ -1254,3 +1254,15 @@ Invalid response from anthropic messages endpoint: 'list' object has no attribut
   2
 ]\
 """)
+
+
+async def test_stream_timeout_and_dropped_connection(server: ChatServer, model: AnthropicModel) -> None:
+    server.add_sse(message_stream(text('Hello world')), stall=5)
+    server.add_sse(message_stream(text('Hello world'))[:3], truncate=True)
+
+    with pytest.raises(ModelAPIError, match=r'^Request timed out\.$'):
+        async with Agent(model).run_stream('Hi', model_settings={'timeout': 0.3}) as result:
+            await result.get_output()
+    with pytest.raises(ModelAPIError, match=r'^Connection error\.$'):
+        async with Agent(model).run_stream('Hi') as result:
+            await result.get_output()

@@ -1050,3 +1050,15 @@ async def test_stream_odd_events(server: ChatServer, model: OpenAIResponsesModel
         output = await result.get_output()
 
     assert output == 'Hi'
+
+
+async def test_stream_timeout_and_dropped_connection(server: ChatServer, model: OpenAIResponsesModel) -> None:
+    server.add_sse(response_stream(message('Hello world')), stall=5)
+    server.add_sse(response_stream(message('Hello world'))[:3], truncate=True)
+
+    with pytest.raises(ModelAPIError, match=r'^Request timed out\.$'):
+        async with Agent(model).run_stream('Hi', model_settings={'timeout': 0.3}) as result:
+            await result.get_output()
+    with pytest.raises(ModelAPIError, match=r'^Connection error\.$'):
+        async with Agent(model).run_stream('Hi') as result:
+            await result.get_output()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+import httpx
 import pydantic
 
 # The `openai` import is guarded in `.openai`, which is always imported first.
@@ -285,6 +286,11 @@ class OpenAIResponsesModel(Model):
             raise self._api_error(e) from e
         except json.JSONDecodeError as e:
             raise UnexpectedModelBehavior(_INVALID_JSON, body=e.doc or None) from e
+        except httpx.TimeoutException as e:
+            raise ModelAPIError(self._model_name, 'Request timed out.') from e
+        except httpx.HTTPError as e:
+            # The connection dropped mid-stream.
+            raise ModelAPIError(self._model_name, 'Connection error.') from e
 
     # Building the request.
 

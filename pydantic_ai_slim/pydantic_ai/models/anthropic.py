@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
+import httpx
 import pydantic
 
 from .. import _utils
@@ -321,6 +322,11 @@ class AnthropicModel(Model):
             raise UnexpectedModelBehavior(
                 'Invalid response from anthropic messages endpoint, expected JSON data', body=e.doc or None
             ) from e
+        except httpx.TimeoutException as e:
+            raise ModelAPIError(self._model_name, 'Request timed out.') from e
+        except httpx.HTTPError as e:
+            # The connection dropped mid-stream.
+            raise ModelAPIError(self._model_name, 'Connection error.') from e
 
     # Building the request.
 
