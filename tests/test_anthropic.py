@@ -1008,6 +1008,9 @@ def test_missing_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.import_module('pydantic_ai.models.anthropic')
     with pytest.raises(ImportError, match=r'^Please install the `anthropic` package to use the Anthropic provider'):
         Agent('anthropic:claude-sonnet-4-5')
+    # The same error is a `UserError` too, naming the extra to install.
+    with pytest.raises(UserError, match=r'`pip install "pydantic-ai-slim\[anthropic\]"`'):
+        infer_model('anthropic:claude-sonnet-4-5')
 
 
 # Deferred calls answered by a handler, end to end.

@@ -501,12 +501,18 @@ def _model_of_provider(provider_name: str, model_name: str) -> Model:
         )
     from ..providers import infer_provider
 
-    # The provider is made first so that, without the SDK, the `ImportError` (upstream's, naming the extra to
-    # install) is the provider's.
-    provider = infer_provider(provider_name)
-    module_name, class_name = _MODEL_CLASSES[provider_name]
-    model_class = getattr(importlib.import_module(module_name, __package__), class_name)
+    try:
+        # The provider is made first so that, without the SDK, the error is the provider's, naming the extra.
+        provider = infer_provider(provider_name)
+        module_name, class_name = _MODEL_CLASSES[provider_name]
+        model_class = getattr(importlib.import_module(module_name, __package__), class_name)
+    except ImportError as e:
+        raise _MissingExtraError(str(e)) from e
     return model_class(model_name, provider=provider)
+
+
+class _MissingExtraError(UserError, ImportError):
+    """A provider's SDK is not installed: a `UserError` for the user, and the `ImportError` upstream raises."""
 
 
 # The model class of each provider name this distribution has, by module (relative to this package) and name.
