@@ -215,7 +215,11 @@ def _parser() -> argparse.ArgumentParser:
         prog='python -m pydantic_ai_examples.approval',
         description='An agent frees a port on a simulated machine, asking you before each risky step.',
     )
-    parser.add_argument('--model', help='a model name for `infer_model`, e.g. openai:gpt-4o (default: scripted)')
+    parser.add_argument(
+        '--model',
+        help='a model name for `infer_model`, e.g. openai:gpt-4o, openai-responses:gpt-5 or '
+        'anthropic:claude-sonnet-4-5 (default: scripted)',
+    )
     parser.add_argument('--answers', help='scripted answers, e.g. y,n:too risky,s,a (no terminal needed)')
     parser.add_argument('--task', help=f'what to ask the agent (default: {TASK!r}, with --mcp: read notes)')
     parser.add_argument(
