@@ -411,8 +411,9 @@ class OpenAIResponsesModel(Model):
                 items.append({'role': 'assistant', 'content': f'{start}\n{part.content}\n{end}'})
             elif isinstance(part, TextPart):
                 items.append(_map_text(part, own))
-            else:
+            elif isinstance(part, ToolCallPart):
                 items.append(_map_tool_call(part, own))
+            # Built-in tool parts and files are not sent back: this model supports no built-in tools yet.
         return items
 
     # Reading the response.

@@ -419,10 +419,11 @@ class AnthropicModel(Model):
                     blocks.append({'type': 'text', 'text': part.content})
             elif isinstance(part, ThinkingPart):
                 blocks.extend(self._map_thinking(part))
-            else:
+            elif isinstance(part, ToolCallPart):
                 blocks.append(
                     {'type': 'tool_use', 'id': part.tool_call_id, 'name': part.tool_name, 'input': part.args_as_dict()}
                 )
+            # Built-in tool parts and files are not sent back: this model supports no built-in tools yet.
         return blocks
 
     def _map_thinking(self, part: ThinkingPart) -> list[dict[str, Any]]:
