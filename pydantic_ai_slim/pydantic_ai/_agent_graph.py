@@ -440,7 +440,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             # Deferred calls are left without a final result only for the run's deferred tool handler.
             await _deferred.handle_deferred(batch, ctx.state, ctx.deps)
         if batch.final_result is not None:
-            ctx.state.message_history.append(_next_request(batch.parts, ctx.state))
+            # A run that ends with only deferred calls has no result to record: no empty request is left behind.
+            if parts := batch.parts:
+                ctx.state.message_history.append(_next_request(parts, ctx.state))
             return End(batch.final_result)
         return ModelRequestNode(ModelRequest(parts=batch.parts))
 

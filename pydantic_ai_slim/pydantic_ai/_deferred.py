@@ -249,13 +249,21 @@ def response_to_resume(
     if results is not None:
         return check_resume(history, results)[0]
     last = history[-1] if history else None
-    if not isinstance(last, ModelResponse):
-        return None
-    if user_prompt is None:
-        return last
-    if last.tool_calls:
+    if user_prompt is not None and _has_open_calls(history):
         raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
+    if isinstance(last, ModelResponse) and user_prompt is None:
+        return last
     return None
+
+
+def _has_open_calls(history: Sequence[ModelMessage]) -> bool:
+    """Whether the history's last response has tool calls that the requests after it do not all answer."""
+    index = next((i for i in reversed(range(len(history))) if isinstance(history[i], ModelResponse)), None)
+    if index is None:
+        return False
+    response = cast(ModelResponse, history[index])
+    answered = _answered_ids(response, history[index + 1 :])
+    return any(call.tool_call_id not in answered for call in response.tool_calls)
 
 
 def check_resume(
