@@ -1174,7 +1174,7 @@ async def test_nested_spec_semantics():
             ),
             {'from': 'results'},
             'parent state',
-            False,
+            True,
         )
     )
 

@@ -197,8 +197,10 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             await self._refresh_dynamic_system_prompts(history, run_context)
             if isinstance(history[-1], ModelRequest):
                 if self.user_prompt is None:
-                    # A history that ends with a request and no new prompt: that request is the one sent.
+                    # A history that ends with a request and no new prompt: that request is the one sent, and
+                    # its user prompt is the run's `ctx.prompt`.
                     parts.extend(cast(ModelRequest, history.pop()).parts)
+                    ctx.deps.prompt = _prompt_of(parts)
                 else:
                     # It stays a message of its own; the model sees it merged with the new one.
                     ctx.state.history_has_adjacent_requests = True
@@ -234,6 +236,20 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                         parts = list(message.parts)
                         parts[index] = SystemPromptPart(text, dynamic_ref=part.dynamic_ref)
                         message.parts = parts
+
+
+def _prompt_of(parts: Sequence[ModelRequestPart]) -> str | Sequence[UserContent] | None:
+    """The user prompt that request parts hold: one part's content as it is, several parts' contents joined."""
+    prompts = [part.content for part in parts if isinstance(part, UserPromptPart)]
+    if len(prompts) <= 1:
+        return prompts[0] if prompts else None
+    joined: list[UserContent] = []
+    for content in prompts:
+        if isinstance(content, str):
+            joined.append(content)
+        else:
+            joined.extend(content)
+    return joined
 
 
 def _qualified_name(runner: SystemPromptRunner[Any]) -> str:

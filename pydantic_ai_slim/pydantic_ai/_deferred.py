@@ -535,8 +535,15 @@ async def _fill_by_running(
         )
     else:
         assert isinstance(answer, NestedResults), 'only approved and nested calls are run'
+        # As every call run with answers, a parent run again with the answers to its nested calls is approved.
         ran = await execute_call(
-            call, state, deps, metadata=answer.metadata, context=answer.context, deferred_tool_results=answer.results
+            call,
+            state,
+            deps,
+            approved=True,
+            metadata=answer.metadata,
+            context=answer.context,
+            deferred_tool_results=answer.results,
         )
     if ran.deferred is not None:
         outcome.deferred.append(ran.deferred)
