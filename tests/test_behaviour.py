@@ -16,20 +16,31 @@ from typing import Any
 import pytest
 from dirty_equals import IsNow, IsStr
 from inline_snapshot import snapshot
+from pydantic import BaseModel
 from pydantic_ai import (
     Agent,
+    ApprovalRequired,
+    DeferredToolRequests,
+    EndStrategy,
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ModelRetry,
     RequestUsage,
+    RetryPromptPart,
     RunContext,
     TextPart,
+    Tool,
     ToolCallPart,
+    ToolDefinition,
     ToolReturnPart,
+    UnexpectedModelBehavior,
     UserContent,
     UserPromptPart,
+    capture_run_messages,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import ExternalToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -108,4 +119,235 @@ async def test_history_ending_with_a_tool_call_response_is_continued():
                 run_id=IS_STR,
             ),
         ]
+    )
+
+
+def scripted_calls(*calls: ToolCallPart) -> FunctionModel:
+    """A model that makes `calls` in its first response, then calls the output tool with `{'a': 9}`."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=list(calls))
+        return ModelResponse(parts=[ToolCallPart('final_result', {'a': 9}, tool_call_id='last')])
+
+    return FunctionModel(respond)
+
+
+class Out(BaseModel):
+    a: int
+
+
+def part_order_agent(model: FunctionModel, end_strategy: EndStrategy) -> Agent[None, Out | DeferredToolRequests]:
+    agent = Agent(
+        model,
+        output_type=[Out, DeferredToolRequests],
+        end_strategy=end_strategy,
+        toolsets=[ExternalToolset[None]([ToolDefinition(name='ext')])],
+    )
+
+    @agent.tool_plain
+    def plain() -> str:
+        return 'plain ran'
+
+    @agent.tool_plain(requires_approval=True)
+    def needs_ok() -> str:
+        return 'ok ran'  # pragma: no cover
+
+    @agent.tool
+    def raiser(ctx: RunContext[None]) -> str:
+        raise ApprovalRequired()
+
+    return agent
+
+
+ALL_KINDS = (
+    ToolCallPart('nope', {}, tool_call_id='u1'),
+    ToolCallPart('needs_ok', {}, tool_call_id='n1'),
+    ToolCallPart('final_result', {'a': 1}, tool_call_id='o1'),
+    ToolCallPart('raiser', {}, tool_call_id='r1'),
+    ToolCallPart('plain', {}, tool_call_id='p1'),
+    ToolCallPart('ext', {}, tool_call_id='e1'),
+    ToolCallPart('final_result', {'a': 2}, tool_call_id='o2'),
+)
+
+
+async def test_part_order_with_every_kind_of_call_early():
+    result = await part_order_agent(scripted_calls(*ALL_KINDS), 'early').run('go')
+    assert result.output == Out(a=1)
+    assert result.all_messages()[2:] == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='final_result', content='Final result processed.', tool_call_id='o1', timestamp=IS_NOW
+                    ),
+                    ToolReturnPart(
+                        tool_name='final_result',
+                        content='Output tool not used - a final result was already processed.',
+                        tool_call_id='o2',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='raiser',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='r1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='plain',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='p1',
+                        timestamp=IS_NOW,
+                    ),
+                    RetryPromptPart(
+                        content="Unknown tool name: 'nope'. Available tools: 'final_result', 'plain', 'needs_ok', 'raiser', 'ext'",
+                        tool_name='nope',
+                        tool_call_id='u1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='ext',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='e1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='needs_ok',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='n1',
+                        timestamp=IS_NOW,
+                    ),
+                ],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            )
+        ]
+    )
+
+
+async def test_part_order_with_every_kind_of_call_exhaustive():
+    result = await part_order_agent(scripted_calls(*ALL_KINDS), 'exhaustive').run('go')
+    assert result.output == Out(a=1)
+    # Unlike upstream, the call that raised `ApprovalRequired` gets a result too, in its place.
+    assert result.all_messages()[2:] == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name='final_result', content='Final result processed.', tool_call_id='o1', timestamp=IS_NOW
+                    ),
+                    ToolReturnPart(
+                        tool_name='final_result', content='Final result processed.', tool_call_id='o2', timestamp=IS_NOW
+                    ),
+                    ToolReturnPart(
+                        tool_name='raiser',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='r1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(tool_name='plain', content='plain ran', tool_call_id='p1', timestamp=IS_NOW),
+                    RetryPromptPart(
+                        content="Unknown tool name: 'nope'. Available tools: 'final_result', 'plain', 'needs_ok', 'raiser', 'ext'",
+                        tool_name='nope',
+                        tool_call_id='u1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='ext',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='e1',
+                        timestamp=IS_NOW,
+                    ),
+                    ToolReturnPart(
+                        tool_name='needs_ok',
+                        content='Tool not executed - a final result was already processed.',
+                        tool_call_id='n1',
+                        timestamp=IS_NOW,
+                    ),
+                ],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            )
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ('output_retries', 'second'),
+    [
+        (0, 'Output tool not used - output failed validation.'),
+        (
+            1,
+            [
+                {
+                    'type': 'int_parsing',
+                    'loc': ('a',),
+                    'msg': 'Input should be a valid integer, unable to parse string as an integer',
+                    'input': 'x',
+                }
+            ],
+        ),
+    ],
+)
+async def test_invalid_output_call_after_the_output(output_retries: int, second: Any):
+    model = scripted_calls(
+        ToolCallPart('final_result', {'a': 1}, tool_call_id='o1'),
+        ToolCallPart('final_result', {'a': 'x'}, tool_call_id='o2'),
+    )
+    agent = Agent(model, output_type=Out, end_strategy='exhaustive', output_retries=output_retries)
+    result = await agent.run('go')
+    assert result.output == Out(a=1)
+    parts = result.all_messages()[-1].parts
+    assert [p.content for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)] == [
+        'Final result processed.',
+        second,
+    ]
+
+
+async def test_tool_takes_the_agent_retries():
+    retries_seen: list[tuple[int, int]] = []
+
+    def always_retry(ctx: RunContext[None]) -> str:
+        retries_seen.append((ctx.retry, ctx.max_retries))
+        raise ModelRetry('again')
+
+    tool = Tool(always_retry)
+    agent = Agent(scripted_calls(ToolCallPart('always_retry', {})), retries=3, tools=[tool])
+    assert tool.max_retries == 3
+    model = FunctionModel(lambda messages, info: ModelResponse(parts=[ToolCallPart('always_retry', {})]))
+    with pytest.raises(UnexpectedModelBehavior, match=r"^Tool 'always_retry' exceeded max retries count of 3$"):
+        await agent.run('go', model=model)
+    assert retries_seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+@pytest.mark.parametrize(
+    ('retries', 'output_retries', 'error', 'messages'),
+    [
+        (2, None, r'^Exceeded maximum retries \(2\) for output validation$', 6),
+        (3, 1, r'^Exceeded maximum retries \(1\) for output validation$', 4),
+        (1, 4, r"^Tool 'nope' exceeded max retries count of 1$", 4),
+    ],
+)
+async def test_unknown_tool_calls_count_against_both_limits(
+    retries: int, output_retries: int | None, error: str, messages: int
+):
+    model = FunctionModel(lambda m, info: ModelResponse(parts=[ToolCallPart('nope', {}, tool_call_id=f'u{len(m)}')]))
+    agent = Agent(model, retries=retries, output_retries=output_retries)
+    with capture_run_messages() as captured:
+        with pytest.raises(UnexpectedModelBehavior, match=error):
+            await agent.run('go')
+    assert len(captured) == messages
+    assert captured[2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(
+                    content="Unknown tool name: 'nope'. No tools available.",
+                    tool_name='nope',
+                    tool_call_id='u1',
+                    timestamp=IS_NOW,
+                )
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
     )

@@ -52,6 +52,7 @@ __all__ = (
 _FINAL_RESULT_PROCESSED = 'Final result processed.'
 _OUTPUT_TOOL_NOT_USED = 'Output tool not used - a final result was already processed.'
 _TOOL_NOT_EXECUTED = 'Tool not executed - a final result was already processed.'
+_OUTPUT_FAILED_VALIDATION = 'Output tool not used - output failed validation.'
 
 
 NESTED_ID_SEPARATOR = '::'
@@ -150,10 +151,11 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
     for index, call in enumerate(batch.calls):
         tool_def = tool_manager.get_tool_def(call.tool_name)
         if tool_def is None:
+            # As upstream, a call of an unknown tool is an output retry first, then a retry of that tool name.
+            state.increment_retries(deps.max_result_retries)
             retry = tool_manager.unknown_tool_retry(call)
             batch.unknown_parts.append(retry)
             unknown.append((call, retry))
-            state.increment_retries(deps.max_result_retries)
         elif tool_def.kind == 'output':
             output_calls.append(call)
         elif tool_def.kind in ('external', 'unapproved'):
@@ -166,10 +168,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         _announce_calls(deps, [], unknown)
         for index, call in function_calls:
             batch.function_parts[index] = ToolReturnPart(call.tool_name, _TOOL_NOT_EXECUTED, call.tool_call_id)
-        by_definition_skipped = [
-            ToolReturnPart(d.call.tool_name, _TOOL_NOT_EXECUTED, d.call.tool_call_id) for d in by_definition
-        ]
-        batch.unknown_parts[:0] = by_definition_skipped
+        batch.unknown_parts.extend(_not_executed(d.call) for d in _by_kind(by_definition))
         return
     _announce_calls(deps, [call for _, call in function_calls], unknown)
     await _run_function_calls(batch, function_calls, state, deps)
@@ -177,7 +176,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         _skip_deferred(batch, by_definition)
         return
     # As upstream, the calls of external tools are announced before those that need approval.
-    for deferred in sorted(by_definition, key=lambda d: d.kind == 'unapproved'):
+    for deferred in _by_kind(by_definition):
         _emit(deps, FunctionToolCallEvent(deferred.call))
     batch.deferred.extend(by_definition)
     if batch.deferred and deps.deferred_tool_handler is None:
@@ -199,6 +198,12 @@ async def _process_output_calls(
             for validator in deps.output_validators:
                 output = await validator.validate(output, run_context, tool_call=call)
         except ToolRetryError as e:
+            if batch.final_result is not None and run_context.retry >= run_context.max_retries:
+                # A call past its retries does not fail a run that already has its output.
+                not_used = ToolReturnPart(call.tool_name, _OUTPUT_FAILED_VALIDATION, call.tool_call_id)
+                batch.output_parts.append(not_used)
+                _emit_call_and_result(deps, call, not_used)
+                continue
             deps.tool_manager.record_failure(call)
             batch.output_parts.append(e.tool_retry)
             _emit_call_and_result(deps, call, e.tool_retry)
@@ -362,12 +367,18 @@ def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, 
 def _skip_deferred(batch: ToolCallBatch, by_definition: list[DeferredCall]) -> None:
     # With the `'exhaustive'` strategy an output call can end the run beside deferred calls. They are not asked
     # about, but each still gets a result so that no call of the response is left unanswered: a call that raised
-    # in its place among the function results, one deferred by definition after them (as with `'early'`).
+    # in its place among the function results, one deferred by definition after the unknown tools' (as with
+    # `'early'`). Upstream gives a call that raised no result at all here; every call gets one (spec decision 9).
     positions = {id(call): index for index, call in enumerate(batch.calls)}
     for deferred in batch.deferred:
         batch.function_parts[positions[id(deferred.call)]] = _not_executed(deferred.call)
-    batch.unknown_parts[:0] = [_not_executed(d.call) for d in by_definition]
+    batch.unknown_parts.extend(_not_executed(d.call) for d in _by_kind(by_definition))
     batch.deferred.clear()
+
+
+def _by_kind(deferred: list[DeferredCall]) -> list[DeferredCall]:
+    """Calls deferred by definition in upstream's order: external tools' calls, then those that need approval."""
+    return sorted(deferred, key=lambda d: d.kind == 'unapproved')
 
 
 def _not_executed(call: ToolCallPart) -> ToolReturnPart:

@@ -628,7 +628,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=output_schema,
             output_validators=list(self._output_validators),
-            tool_manager=ToolManager[AgentDepsT](toolset),
+            tool_manager=ToolManager[AgentDepsT](toolset, default_max_retries=self._max_tool_retries),
             instructions=run_instructions,
             validation_context=self._validation_context,
             metadata=metadata if metadata is not None else self._metadata,

@@ -189,6 +189,9 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         """Add a `Tool`; its name must be new to the toolset."""
         if tool.name in self.tools:
             raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
+        if tool.max_retries is None:
+            # As upstream, the tool itself takes the toolset's limit (the agent's `retries`).
+            tool.max_retries = self.max_retries
         if self.metadata is not None:
             tool = replace(tool, metadata={**self.metadata, **(tool.metadata or {})})
         self.tools[tool.name] = tool
