@@ -9,7 +9,7 @@ upstream printed; these tests pin the same behaviours as whole-history snapshots
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC
 from typing import Any
 
@@ -20,8 +20,11 @@ from pydantic import BaseModel
 from pydantic_ai import (
     Agent,
     ApprovalRequired,
+    BinaryContent,
     DeferredToolRequests,
+    DeferredToolResults,
     EndStrategy,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -33,14 +36,16 @@ from pydantic_ai import (
     Tool,
     ToolCallPart,
     ToolDefinition,
+    ToolReturn,
     ToolReturnPart,
     UnexpectedModelBehavior,
     UserContent,
+    UserError,
     UserPromptPart,
     capture_run_messages,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.toolsets import ExternalToolset
+from pydantic_ai.toolsets import ExternalToolset, FunctionToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -351,3 +356,123 @@ async def test_unknown_tool_calls_count_against_both_limits(
             run_id=IS_STR,
         )
     )
+
+
+def returns(value: Any) -> Agent[None, str]:
+    """An agent whose model calls tool `give` (which returns `value`) once, then answers `done`."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('give', {}, tool_call_id='g1')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    def give() -> Any:
+        return value
+
+    return Agent(FunctionModel(respond), tools=[give])
+
+
+async def test_tool_returning_files():
+    result = await returns(
+        ['text', ImageUrl('https://example.com/b.png'), BinaryContent(b'abc', media_type='image/png')]
+    ).run('go')
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name='give',
+                    content=['text', 'See file a98844', 'See file a9993e'],
+                    tool_call_id='g1',
+                    timestamp=IS_NOW,
+                ),
+                UserPromptPart(
+                    content=[
+                        'This is file a98844:',
+                        ImageUrl(url='https://example.com/b.png'),
+                        'This is file a9993e:',
+                        BinaryContent(data=b'abc', media_type='image/png'),
+                    ],
+                    timestamp=IS_NOW,
+                ),
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
+
+
+async def test_tool_returning_one_file():
+    result = await returns(BinaryContent(b'\x89PNG', media_type='image/png')).run('go')
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(tool_name='give', content='See file 4effda', tool_call_id='g1', timestamp=IS_NOW),
+                UserPromptPart(
+                    content=['This is file 4effda:', BinaryContent(data=b'\x89PNG', media_type='image/png')],
+                    timestamp=IS_NOW,
+                ),
+            ],
+            timestamp=IS_NOW,
+            run_id=IS_STR,
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ('value', 'message'),
+    [
+        (
+            [ToolReturn('x'), 'y'],
+            "The return value of tool 'give' contains invalid nested `ToolReturn` objects. "
+            '`ToolReturn` should be used directly.',
+        ),
+        (
+            ToolReturn(['a', ImageUrl('https://example.com/e.png')]),
+            "The `return_value` of tool 'give' contains invalid nested `MultiModalContent` objects. "
+            'Please use `content` instead.',
+        ),
+    ],
+)
+async def test_misplaced_tool_return_or_file(value: Any, message: str):
+    with pytest.raises(UserError) as exc_info:
+        await returns(value).run('go')
+    assert str(exc_info.value) == message
+
+
+async def test_external_result_holding_a_file_is_refused():
+    agent = Agent(
+        FunctionModel(lambda m, i: ModelResponse(parts=[ToolCallPart('ext', {}, tool_call_id='e1')])),
+        output_type=[str, DeferredToolRequests],
+        toolsets=[ExternalToolset[None]([ToolDefinition(name='ext')])],
+    )
+    first = await agent.run('go')
+    results = DeferredToolResults(calls={'e1': ImageUrl('https://example.com/x.png')})
+    with pytest.raises(
+        UserError, match=r"^The `return_value` of tool 'ext' contains invalid nested `MultiModalContent`"
+    ):
+        await agent.run(message_history=first.all_messages(), deferred_tool_results=results)
+
+
+@pytest.mark.parametrize(
+    ('make_agent', 'message'),
+    [
+        (
+            lambda: Agent('test', tools=[Tool(add, name='final_result')], output_type=Out),
+            "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
+            "'final_result'. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.",
+        ),
+        (
+            lambda: Agent('test', tools=[add], toolsets=[FunctionToolset([add])]),
+            "FunctionToolset defines a tool whose name conflicts with existing tool from the agent: 'add'. "
+            'Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.',
+        ),
+    ],
+)
+async def test_tool_name_conflicts(make_agent: Callable[[], Agent[None, Any]], message: str):
+    with pytest.raises(UserError) as exc_info:
+        await make_agent().run('go')
+    assert str(exc_info.value) == message
+
+
+def add(a: int, b: int) -> int:
+    return a + b  # pragma: no cover

@@ -496,7 +496,7 @@ def _fill_external(outcome: Resolution, call: ToolCallPart, value: Any) -> None:
         # The part is about this call, whatever name and id it was made with.
         outcome.parts.append(replace(value, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
     else:
-        part, user_part = tool_result_parts(call, value)
+        part, user_part = tool_result_parts(call, value, external=True)
         outcome.parts.append(part)
         if user_part is not None:
             outcome.user_parts.append(user_part)

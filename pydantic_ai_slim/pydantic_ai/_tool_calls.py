@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anyio
 
@@ -24,10 +24,12 @@ from .messages import (
     FunctionToolResultEvent,
     HandleResponseEvent,
     ModelRequestPart,
+    MultiModalContent,
     RetryPromptPart,
     ToolCallPart,
     ToolReturn,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 from .result import FinalResult
@@ -355,13 +357,50 @@ def _announce_calls(
         _emit(deps, FunctionToolResultEvent(retry))
 
 
-def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, UserPromptPart | None]:
-    """The tool return part for a tool's result, and the user prompt part for a `ToolReturn`'s extra content."""
-    if isinstance(result, ToolReturn):
-        part = ToolReturnPart(call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata)
-        content = UserPromptPart(result.content) if result.content is not None else None
+def tool_result_parts(
+    call: ToolCallPart, result: Any, *, external: bool = False
+) -> tuple[ToolReturnPart, UserPromptPart | None]:
+    """The tool return part for a tool's result, and a user prompt part for what the model must see as user content.
+
+    As upstream: a `ToolReturn`'s `content` becomes user content; files returned (alone or as items of a list) are
+    replaced by `'See file {id}'` and sent as user content after `'This is file {id}:'`. A result produced
+    elsewhere (`external`) is taken as a `ToolReturn`'s value.
+
+    Raises:
+        UserError: If a list holds a `ToolReturn`, or a `ToolReturn`'s value holds files.
+    """
+    if isinstance(result, ToolReturn) or external:
+        tool_return = result if isinstance(result, ToolReturn) else ToolReturn(result)
+        value = tool_return.return_value
+        if isinstance(value, MultiModalContent) or (
+            isinstance(value, list) and any(isinstance(item, MultiModalContent) for item in cast(list[Any], value))
+        ):
+            raise UserError(
+                f'The `return_value` of tool {call.tool_name!r} contains invalid nested `MultiModalContent` objects. '
+                'Please use `content` instead.'
+            )
+        part = ToolReturnPart(
+            call.tool_name, tool_return.return_value, call.tool_call_id, metadata=tool_return.metadata
+        )
+        content = UserPromptPart(tool_return.content) if tool_return.content is not None else None
         return part, content
-    return ToolReturnPart(call.tool_name, result, call.tool_call_id), None
+    items: list[Any] = cast(list[Any], result) if isinstance(result, list) else [result]
+    if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in items):
+        raise UserError(
+            f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
+            '`ToolReturn` should be used directly.'
+        )
+    files: list[UserContent] = []
+    returned: list[Any] = []
+    for item in items:
+        if isinstance(item, MultiModalContent):
+            files.extend([f'This is file {item.identifier}:', item])
+            item = f'See file {item.identifier}'
+        returned.append(item)
+    if not files:
+        return ToolReturnPart(call.tool_name, cast(Any, result), call.tool_call_id), None
+    content = returned if isinstance(result, list) else returned[0]
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id), UserPromptPart(files)
 
 
 def _skip_deferred(batch: ToolCallBatch, by_definition: list[DeferredCall]) -> None:

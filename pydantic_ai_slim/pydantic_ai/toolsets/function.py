@@ -231,3 +231,13 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
                 return await schema.call(tool_args, ctx)
         except TimeoutError:
             raise ModelRetry(f'Timed out after {timeout} seconds.') from None
+
+
+# Used by the agent module only, which pyright does not see from here.
+class _AgentFunctionToolset(FunctionToolset[AgentDepsT]):  # pyright: ignore[reportUnusedClass]
+    """The function tools an agent was given (`tools=`, `@agent.tool`): named 'the agent' in error messages."""
+
+    @property
+    def label(self) -> str:
+        """'the agent', as upstream names it in tool-name conflict errors."""
+        return 'the agent'
