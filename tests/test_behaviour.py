@@ -45,6 +45,7 @@ from pydantic_ai import (
     capture_run_messages,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 from pydantic_ai.toolsets import ExternalToolset, FunctionToolset
 
 pytestmark = pytest.mark.anyio
@@ -476,3 +477,74 @@ async def test_tool_name_conflicts(make_agent: Callable[[], Agent[None, Any]], m
 
 def add(a: int, b: int) -> int:
     return a + b  # pragma: no cover
+
+
+async def test_prepare_sees_the_step_request_and_the_tool_retries():
+    seen: list[tuple[int, int, dict[str, int], int, list[str]]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        done = sum(isinstance(m, ModelResponse) for m in messages)
+        if done < 2:
+            return ModelResponse(parts=[ToolCallPart('flaky', {'x': done}, tool_call_id=f'f{done}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    async def prepare(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+        kinds = [m.kind for m in ctx.messages]
+        seen.append((ctx.retry, ctx.max_retries, dict(ctx.retries), ctx.run_step, kinds))
+        return tool_def
+
+    agent = Agent(FunctionModel(respond), retries=3)
+
+    @agent.tool(prepare=prepare)
+    def flaky(ctx: RunContext[None], x: int) -> int:
+        if x < 1:
+            raise ModelRetry('again')
+        return x
+
+    await agent.run('go')
+    assert seen == snapshot(
+        [
+            (0, 3, {}, 1, ['request']),
+            (1, 3, {'flaky': 1}, 2, ['request', 'response', 'request']),
+            (0, 3, {}, 3, ['request', 'response', 'request', 'response', 'request']),
+        ]
+    )
+
+
+async def test_instructions_see_the_step_before_the_request():
+    seen: list[tuple[int, list[str]]] = []
+    agent = Agent(FunctionModel(call_then_text))
+
+    @agent.instructions
+    def instructions(ctx: RunContext[None]) -> str:
+        seen.append((ctx.run_step, [m.kind for m in ctx.messages]))
+        return 'Be brief.'
+
+    @agent.tool_plain
+    def show() -> str:
+        return 'ok'
+
+    await agent.run('go')
+    assert seen == snapshot([(0, []), (1, ['request', 'response'])])
+
+
+class StepValidator:
+    """A callable instance that takes the run context."""
+
+    async def __call__(self, ctx: RunContext[None], output: str) -> str:
+        return f'{output} at step {ctx.run_step}'
+
+
+class StepInstructions:
+    """A callable instance that takes the run context."""
+
+    def __call__(self, ctx: RunContext[None]) -> str:
+        return f'Step {ctx.run_step}.'
+
+
+async def test_callable_instances_taking_run_context():
+    agent = Agent(TestModel(custom_output_text='out'), instructions=StepInstructions())
+    agent.output_validator(StepValidator())
+    result = await agent.run('go')
+    assert result.output == 'out at step 1'
+    assert [getattr(m, 'instructions', None) for m in result.all_messages()] == ['Step 0.', None]

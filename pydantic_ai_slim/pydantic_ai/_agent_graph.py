@@ -282,13 +282,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: AgentGraphRunContext[DepsT]
     ) -> tuple[list[ModelMessage], ModelSettings | None, ModelRequestParameters]:
         state, deps = ctx.state, ctx.deps
-        state.run_step += 1
-        run_context = deps.run_context(state)
-        deps.tool_manager = await deps.tool_manager.for_run_step(run_context)
+        # As upstream, instructions see the step before this request; the tools of the step see the request.
+        self.request.instructions = await deps.get_instructions(deps.run_context(state))
         self.request.timestamp = _utils.now_utc()
         self.request.run_id = state.run_id
-        self.request.instructions = await deps.get_instructions(run_context)
         state.message_history.append(self.request)
+        state.run_step += 1
+        deps.tool_manager = await deps.tool_manager.for_run_step(deps.run_context(state))
         deps.usage_limits.check_before_request(state.usage)
         params = _request_parameters(deps)
         settings, params = deps.model.prepare_request(deps.model_settings, params)

@@ -200,7 +200,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         """The tools whose `prepare` (if any) keeps them for this step."""
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for original_name, tool in self.tools.items():
-            tool_ctx = replace(ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0))
+            max_retries = tool.max_retries if tool.max_retries is not None else self.max_retries
+            tool_ctx = replace(
+                ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0), max_retries=max_retries
+            )
             tool_def = await tool.prepare_tool_def(tool_ctx)
             if tool_def is None:
                 continue
@@ -211,7 +214,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             tools[tool_def.name] = FunctionToolsetTool(
                 toolset=self,
                 tool_def=tool_def,
-                max_retries=tool.max_retries if tool.max_retries is not None else self.max_retries,
+                max_retries=max_retries,
                 args_validator=tool.function_schema.validator,
                 tool=tool,
             )
