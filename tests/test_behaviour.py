@@ -25,10 +25,13 @@ from pydantic_ai import (
     DeferredToolResults,
     EndStrategy,
     ImageUrl,
+    IncompleteToolCall,
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     ModelRetry,
+    ModelSettings,
     RequestUsage,
     RetryPromptPart,
     RunContext,
@@ -44,6 +47,7 @@ from pydantic_ai import (
     UserPromptPart,
     capture_run_messages,
 )
+from pydantic_ai.exceptions import ContentFilterError
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.toolsets import ExternalToolset, FunctionToolset
@@ -548,3 +552,105 @@ async def test_callable_instances_taking_run_context():
     result = await agent.run('go')
     assert result.output == 'out at step 1'
     assert [getattr(m, 'instructions', None) for m in result.all_messages()] == ['Step 0.', None]
+
+
+def script(*responses: ModelResponse) -> FunctionModel:
+    """A model that answers with `responses` in turn, repeating the last one."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        done = sum(isinstance(m, ModelResponse) for m in messages)
+        return responses[min(done, len(responses) - 1)]
+
+    return FunctionModel(respond)
+
+
+def show_x(x: int) -> int:
+    return x
+
+
+@pytest.mark.parametrize(
+    ('settings', 'limit'), [({'max_tokens': 50}, '50'), (None, 'provider default')], ids=['max_tokens', 'default']
+)
+async def test_output_tool_call_cut_off_by_the_token_limit(settings: ModelSettings | None, limit: str):
+    model = script(ModelResponse(parts=[ToolCallPart('final_result', '{"a": 1', 'o1')], finish_reason='length'))
+    with pytest.raises(IncompleteToolCall) as exc_info:
+        await Agent(model, output_type=Out, model_settings=settings).run('go')
+    assert str(exc_info.value) == (
+        f'Model token limit ({limit}) exceeded while generating a tool call, resulting in incomplete arguments. '
+        'Increase the `max_tokens` model setting, or simplify the prompt to result in a shorter response that will '
+        'fit within the limit.'
+    )
+
+
+async def test_empty_response_cut_off_by_the_token_limit():
+    model = script(ModelResponse(parts=[], finish_reason='length'))
+    model_with_settings = FunctionModel(model.function, settings={'max_tokens': 7})
+    with pytest.raises(UnexpectedModelBehavior, match=r'^Model token limit \(9\) exceeded before any response'):
+        await Agent(model_with_settings).run('go', model_settings={'max_tokens': 9})
+    with pytest.raises(UnexpectedModelBehavior, match=r'^Model token limit \(7\) exceeded before any response'):
+        await Agent(model_with_settings).run('go')
+
+
+async def test_empty_response_stopped_by_a_content_filter():
+    model = script(ModelResponse(parts=[], finish_reason='content_filter', model_name='m'))
+    with capture_run_messages() as messages:
+        with pytest.raises(ContentFilterError) as exc_info:
+            await Agent(model).run('go')
+    assert exc_info.value.message == "Content filter triggered. Finish reason: 'content_filter'"
+    assert exc_info.value.body is not None
+    assert ModelMessagesTypeAdapter.validate_json(exc_info.value.body) == messages[1:]
+
+
+async def test_text_of_a_content_filtered_response_is_the_output():
+    model = script(ModelResponse(parts=[TextPart('partial')], finish_reason='content_filter'))
+    assert (await Agent(model).run('go')).output == 'partial'
+
+
+async def test_empty_response_after_text_and_a_tool_call_ends_with_that_text():
+    model = script(
+        ModelResponse(parts=[TextPart('thinking aloud'), ToolCallPart('show_x', {'x': 1}, tool_call_id='c1')]),
+        ModelResponse(parts=[]),
+    )
+    result = await Agent(model, tools=[show_x]).run('go')
+    assert result.output == 'thinking aloud'
+    assert result.all_messages()[2:] == snapshot(
+        [
+            ModelRequest(
+                parts=[ToolReturnPart(tool_name='show_x', content=1, tool_call_id='c1', timestamp=IS_NOW)],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+            ModelResponse(
+                parts=[],
+                usage=RequestUsage(input_tokens=52, output_tokens=6),
+                model_name='function:respond:',
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+        ]
+    )
+
+
+async def test_empty_response_after_a_tool_call_asks_again():
+    model = script(
+        ModelResponse(parts=[TextPart('thinking aloud'), ToolCallPart('show_x', {'x': 1}, tool_call_id='c1')]),
+        ModelResponse(parts=[]),
+        ModelResponse(parts=[ToolCallPart('final_result', {'a': 1}, tool_call_id='o1')]),
+    )
+    result = await Agent(model, tools=[show_x], output_type=Out).run('go')
+    assert result.output == Out(a=1)
+    assert [m.parts for m in result.all_messages()[3:5]] == [[], []]
+
+
+@pytest.mark.parametrize(
+    'parts',
+    [
+        [ToolCallPart('final_result', '{"a": "x"}', 'o1')],
+        [ToolCallPart('final_result', '{"a": 1', 'o1'), TextPart('x')],
+    ],
+    ids=['complete-arguments', 'text-last'],
+)
+async def test_token_limit_without_a_cut_off_tool_call_is_an_output_retry(parts: list[Any]):
+    model = script(ModelResponse(parts=parts, finish_reason='length'))
+    with pytest.raises(UnexpectedModelBehavior, match=r'^Exceeded maximum retries \(1\) for output validation$'):
+        await Agent(model, output_type=Out).run('go')

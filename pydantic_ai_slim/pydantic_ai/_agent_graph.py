@@ -26,24 +26,27 @@ from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
-from .exceptions import UnexpectedModelBehavior, UserError
+from .exceptions import ContentFilterError, IncompleteToolCall, UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
     HandleResponseEvent,
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    TextPart,
+    ToolCallPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
 )
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
-from .settings import ModelSettings
+from .settings import ModelSettings, merge_model_settings
 from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
 
@@ -91,14 +94,47 @@ class GraphAgentState:
     history_has_adjacent_requests: bool = False
     """Whether two requests follow each other in the history, so the model must be sent a merged copy."""
 
-    def increment_retries(self, max_result_retries: int, error: BaseException | None = None) -> None:
-        """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`."""
+    def increment_retries(
+        self,
+        max_result_retries: int,
+        error: BaseException | None = None,
+        model_settings: ModelSettings | None = None,
+    ) -> None:
+        """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`.
+
+        If the last response was cut off by the token limit in the middle of a tool call, the run ends with
+        `IncompleteToolCall` instead, naming the `max_tokens` of `model_settings`.
+        """
         self.retries += 1
         if self.retries > max_result_retries:
+            if _ends_in_cut_off_tool_call(self.message_history):
+                raise IncompleteToolCall(
+                    f'Model token limit ({_max_tokens(model_settings)}) exceeded while generating a tool call, '
+                    'resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
+                    'prompt to result in a shorter response that will fit within the limit.'
+                )
             message = f'Exceeded maximum retries ({max_result_retries}) for output validation'
             if error is not None:
                 raise UnexpectedModelBehavior(message) from error
             raise UnexpectedModelBehavior(message)
+
+
+def _ends_in_cut_off_tool_call(history: Sequence[ModelMessage]) -> bool:
+    last = history[-1] if history else None
+    if not isinstance(last, ModelResponse) or last.finish_reason != 'length' or not last.parts:
+        return False
+    call = last.parts[-1]
+    if not isinstance(call, ToolCallPart):
+        return False
+    try:
+        call.args_as_dict()
+    except ValueError:
+        return True
+    return False
+
+
+def _max_tokens(model_settings: ModelSettings | None) -> Any:
+    return (model_settings or {}).get('max_tokens') or 'provider default'
 
 
 @dataclass(kw_only=True)
@@ -125,6 +161,11 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
     deferred_tool_handler: DeferredToolHandler[DepsT] | None = None
     """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        """The settings of the run's requests: the model's, under the agent's and the run's."""
+        return merge_model_settings(self.model.settings, self.model_settings)
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -403,7 +444,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         text = self.model_response.text
         if text:
             return await self._handle_text(ctx, text)
-        return self._handle_empty(ctx)
+        return await self._handle_empty(ctx)
 
     @asynccontextmanager
     async def stream(self, ctx: AgentGraphRunContext[DepsT]) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
@@ -480,21 +521,54 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             for validator in deps.output_validators:
                 output = await validator.validate(output, run_context)
         except ToolRetryError as e:
-            state.increment_retries(deps.max_result_retries, e)
+            state.increment_retries(deps.max_result_retries, e, deps.settings)
             return ModelRequestNode(ModelRequest(parts=[e.tool_retry]))
         return End(FinalResult(output))
 
-    def _handle_empty(self, ctx: AgentGraphRunContext[DepsT]) -> ModelRequestNode[DepsT, NodeRunEndT]:
-        # A response without parts gets an empty request, so the model is simply asked again; one with parts but
-        # neither text nor tool calls (empty text, only thinking) is told what is expected, as upstream does.
-        ctx.state.increment_retries(ctx.deps.max_result_retries)
-        if not self.model_response.parts:
+    async def _handle_empty(
+        self, ctx: AgentGraphRunContext[DepsT]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        # As upstream: a response without parts ends the run if the token limit or a content filter stopped it.
+        # Otherwise, if an earlier response had text (some models answer with text beside tool calls, then
+        # nothing), that text is the output; if not, an empty request asks the model again. A response with parts
+        # but neither text nor tool calls (empty text, only thinking) is told what is expected.
+        state, deps = ctx.state, ctx.deps
+        response = self.model_response
+        if not response.parts:
+            _check_finish_reason(response, deps.settings)
+            allows_text = deps.output_schema.request_parameters(deps.model)['allow_text_output']
+            if allows_text and (text := _last_text(state.message_history)):
+                return await self._handle_text(ctx, text)
+        state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
+        if not response.parts:
             return ModelRequestNode(ModelRequest(parts=[]))
-        if ctx.deps.output_schema.request_parameters(ctx.deps.model)['allow_text_output']:
+        if deps.output_schema.request_parameters(deps.model)['allow_text_output']:
             message = 'Please return text or call a tool.'
         else:
             message = 'Please return text or include your response in a tool call.'
         return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+def _check_finish_reason(response: ModelResponse, settings: ModelSettings | None) -> None:
+    """Raise the error upstream raises for an empty response that the token limit or a content filter stopped."""
+    if response.finish_reason == 'length':
+        raise UnexpectedModelBehavior(
+            f'Model token limit ({_max_tokens(settings)}) exceeded before any response was generated. Increase the '
+            '`max_tokens` model setting, or simplify the prompt to result in a shorter response that will fit '
+            'within the limit.'
+        )
+    if response.finish_reason == 'content_filter':
+        body = ModelMessagesTypeAdapter.dump_json([response]).decode()
+        raise ContentFilterError(f"Content filter triggered. Finish reason: '{response.finish_reason}'", body=body)
+
+
+def _last_text(history: Sequence[ModelMessage]) -> str:
+    """The text of the latest response of the history that has some."""
+    for message in reversed(history):
+        if isinstance(message, ModelResponse):
+            if text := ''.join(part.content for part in message.parts if isinstance(part, TextPart)):
+                return text
+    return ''
 
 
 async def _no_events() -> AsyncIterator[HandleResponseEvent]:

@@ -525,7 +525,7 @@ async def _fill_by_running(
 ) -> None:
     tool_manager = deps.tool_manager
     if tool_manager.get_tool_def(call.tool_name) is None:
-        state.increment_retries(deps.max_result_retries)
+        state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
         outcome.parts.append(tool_manager.unknown_tool_retry(call))
         return
     if isinstance(answer, Approved):

@@ -154,7 +154,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         tool_def = tool_manager.get_tool_def(call.tool_name)
         if tool_def is None:
             # As upstream, a call of an unknown tool is an output retry first, then a retry of that tool name.
-            state.increment_retries(deps.max_result_retries)
+            state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
             retry = tool_manager.unknown_tool_retry(call)
             batch.unknown_parts.append(retry)
             unknown.append((call, retry))
@@ -210,7 +210,7 @@ async def _process_output_calls(
             batch.output_parts.append(e.tool_retry)
             _emit_call_and_result(deps, call, e.tool_retry)
             if batch.final_result is None:
-                state.increment_retries(deps.max_result_retries, e)
+                state.increment_retries(deps.max_result_retries, e, deps.settings)
             continue
         processed = ToolReturnPart(call.tool_name, _FINAL_RESULT_PROCESSED, call.tool_call_id)
         batch.output_parts.append(processed)

@@ -1,7 +1,7 @@
 """Histories of runs that end with deferred calls, of resumed runs, and a new prompt over unprocessed calls."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from pydantic_ai import Agent, ApprovalRequired, DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -67,9 +67,9 @@ def show(title: str, output: object, messages: list[ModelMessage]) -> None:
         print(repr(message))
 
 
-def attempt(title: str, fn: object) -> None:
+def attempt(title: str, fn: Callable[[], object]) -> None:
     try:
-        fn()  # type: ignore[operator]
+        fn()
     except Exception as e:
         print(f'{title}: {type(e).__name__}: {e}')
 
