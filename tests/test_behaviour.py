@@ -9,7 +9,7 @@ upstream printed; these tests pin the same behaviours as whole-history snapshots
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC
 from typing import Any
 
@@ -48,7 +48,7 @@ from pydantic_ai import (
     capture_run_messages,
 )
 from pydantic_ai.exceptions import ContentFilterError
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.toolsets import ExternalToolset, FunctionToolset
 
@@ -654,3 +654,31 @@ async def test_token_limit_without_a_cut_off_tool_call_is_an_output_retry(parts:
     model = script(ModelResponse(parts=parts, finish_reason='length'))
     with pytest.raises(UnexpectedModelBehavior, match=r'^Exceeded maximum retries \(1\) for output validation$'):
         await Agent(model, output_type=Out).run('go')
+
+
+class Box(BaseModel):
+    items: list[int]
+
+
+async def test_streamed_output_function_runs_once_per_output_and_outputs_are_copies():
+    made: list[list[int]] = []
+
+    def make_box(items: list[int]) -> Box:
+        made.append(list(items))
+        return Box(items=items)
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[DeltaToolCalls]:
+        name = info.output_tools[0].name
+        yield {0: DeltaToolCall(name=name, json_args='{"items": [1', tool_call_id='o1')}
+        yield {0: DeltaToolCall(json_args=', 2]}')}
+
+    agent = Agent(FunctionModel(call_then_text, stream_function=stream), output_type=make_box)
+    async with agent.run_stream('go') as result:
+        streamed = [output async for output in result.stream_output(debounce_by=None)]
+        first = await result.get_output()
+        first.items.append(99)
+        second = await result.get_output()
+    assert streamed == [Box(items=[1]), Box(items=[1, 2]), Box(items=[1, 2])]
+    assert made == [[1], [1, 2], [1, 2]]
+    assert second == Box(items=[1, 2])
+    assert streamed[-1] == Box(items=[1, 2])
