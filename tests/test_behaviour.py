@@ -29,6 +29,7 @@ from pydantic_ai import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
+    ModelRequestNode,
     ModelResponse,
     ModelRetry,
     ModelSettings,
@@ -682,3 +683,30 @@ async def test_streamed_output_function_runs_once_per_output_and_outputs_are_cop
     assert made == [[1], [1, 2], [1, 2]]
     assert second == Box(items=[1, 2])
     assert streamed[-1] == Box(items=[1, 2])
+
+
+async def test_instructions_are_made_when_the_request_is_built():
+    calls: list[str] = []
+    agent = Agent(FunctionModel(call_then_text), instructions='Static.')
+
+    @agent.system_prompt
+    def system_prompt() -> str:
+        calls.append('system prompt')
+        return 'System.'
+
+    @agent.instructions
+    def instructions(ctx: RunContext[None]) -> str:
+        calls.append(f'instructions {ctx.run_step}')
+        return 'Dynamic.'
+
+    @agent.tool_plain
+    def show() -> str:
+        return 'ok'
+
+    seen: list[str | None] = []
+    async with agent.iter('go') as run:
+        async for node in run:
+            if isinstance(node, ModelRequestNode):
+                seen.append(node.request.instructions)
+    assert calls == ['instructions 0', 'system prompt', 'instructions 1']
+    assert seen == ['Static.\n\nDynamic.', 'Static.\n\nDynamic.']

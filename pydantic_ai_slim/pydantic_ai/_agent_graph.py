@@ -232,16 +232,20 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             return CallToolsNode(
                 response, deferred_tool_results=self.deferred_tool_results, user_prompt=self.user_prompt
             )
+        resend = self.user_prompt is None and bool(history) and isinstance(history[-1], ModelRequest)
+        if resend:
+            # A history that ends with a request and no new prompt: that request is the one sent, and its user
+            # prompt is the run's `ctx.prompt`.
+            ctx.deps.prompt = _prompt_of(cast(ModelRequest, history[-1]).parts)
         run_context = ctx.deps.run_context(ctx.state)
+        # As upstream, the instructions are made first, when the request is built.
+        instructions = await ctx.deps.get_instructions(run_context)
         parts: list[ModelRequestPart] = []
         if history:
             await self._refresh_dynamic_system_prompts(history, run_context)
             if isinstance(history[-1], ModelRequest):
-                if self.user_prompt is None:
-                    # A history that ends with a request and no new prompt: that request is the one sent, and
-                    # its user prompt is the run's `ctx.prompt`.
+                if resend:
                     parts.extend(cast(ModelRequest, history.pop()).parts)
-                    ctx.deps.prompt = _prompt_of(parts)
                 else:
                     # It stays a message of its own; the model sees it merged with the new one.
                     ctx.state.history_has_adjacent_requests = True
@@ -251,7 +255,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             parts.append(UserPromptPart(self.user_prompt))
         if not history and not parts and not ctx.deps.instructions:
             raise UserError('No message history, user prompt, or instructions provided')
-        return ModelRequestNode(ModelRequest(parts=parts))
+        return ModelRequestNode(ModelRequest(parts=parts, instructions=instructions))
 
     async def _system_prompt_parts(self, run_context: RunContext[DepsT]) -> list[ModelRequestPart]:
         parts: list[ModelRequestPart] = [SystemPromptPart(prompt) for prompt in self.system_prompts]
@@ -323,8 +327,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: AgentGraphRunContext[DepsT]
     ) -> tuple[list[ModelMessage], ModelSettings | None, ModelRequestParameters]:
         state, deps = ctx.state, ctx.deps
-        # As upstream, instructions see the step before this request; the tools of the step see the request.
-        self.request.instructions = await deps.get_instructions(deps.run_context(state))
+        # The request's instructions were set when it was built; the tools of the step see the request.
         self.request.timestamp = _utils.now_utc()
         self.request.run_id = state.run_id
         state.message_history.append(self.request)
@@ -501,7 +504,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if parts := batch.parts:
                 ctx.state.message_history.append(_next_request(parts, ctx.state))
             return End(batch.final_result)
-        return ModelRequestNode(ModelRequest(parts=batch.parts))
+        return await _request_node(ctx, batch.parts)
 
     async def _resume(
         self, ctx: AgentGraphRunContext[DepsT], results: DeferredToolResults
@@ -509,7 +512,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         outcome = await _deferred.resume(self.model_response, results, self.user_prompt, ctx.state, ctx.deps)
         if isinstance(outcome, FinalResult):
             return End(outcome)
-        return ModelRequestNode(outcome)
+        return await _request_node(ctx, outcome.parts)
 
     async def _handle_text(
         self, ctx: AgentGraphRunContext[DepsT], text: str
@@ -522,7 +525,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 output = await validator.validate(output, run_context)
         except ToolRetryError as e:
             state.increment_retries(deps.max_result_retries, e, deps.settings)
-            return ModelRequestNode(ModelRequest(parts=[e.tool_retry]))
+            return await _request_node(ctx, [e.tool_retry])
         return End(FinalResult(output))
 
     async def _handle_empty(
@@ -541,12 +544,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 return await self._handle_text(ctx, text)
         state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
         if not response.parts:
-            return ModelRequestNode(ModelRequest(parts=[]))
+            return await _request_node(ctx, [])
         if deps.output_schema.request_parameters(deps.model)['allow_text_output']:
             message = 'Please return text or call a tool.'
         else:
             message = 'Please return text or include your response in a tool call.'
-        return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+        return await _request_node(ctx, [RetryPromptPart(message)])
 
 
 def _check_finish_reason(response: ModelResponse, settings: ModelSettings | None) -> None:
@@ -569,6 +572,14 @@ def _last_text(history: Sequence[ModelMessage]) -> str:
             if text := ''.join(part.content for part in message.parts if isinstance(part, TextPart)):
                 return text
     return ''
+
+
+async def _request_node(
+    ctx: AgentGraphRunContext[DepsT], parts: Sequence[ModelRequestPart]
+) -> ModelRequestNode[DepsT, NodeRunEndT]:
+    """The node sending the next request, with the instructions for it (as upstream, made as it is built)."""
+    instructions = await ctx.deps.get_instructions(ctx.deps.run_context(ctx.state))
+    return ModelRequestNode(ModelRequest(parts=list(parts), instructions=instructions))
 
 
 async def _no_events() -> AsyncIterator[HandleResponseEvent]:
