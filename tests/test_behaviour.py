@@ -769,3 +769,11 @@ async def test_merged_request_fields_and_part_order():
             instructions='Old.',
         )
     )
+
+
+async def test_test_model_shows_returned_bytes_as_text():
+    def give() -> bytes:
+        return b'hello'
+
+    result = await Agent(TestModel(), tools=[give]).run('go')
+    assert result.output == '{"give":"hello"}'
