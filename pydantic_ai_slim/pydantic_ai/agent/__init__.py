@@ -50,7 +50,7 @@ from ..tools import (
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
-from ..toolsets.function import FunctionToolset
+from ..toolsets.function import _AgentFunctionToolset
 from ..usage import RunUsage, UsageLimits
 from .abstract import AbstractAgent, AgentMetadata, Instructions
 from .wrapper import WrapperAgent
@@ -189,7 +189,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._max_tool_retries = retries
         self._validation_context = validation_context
         self._metadata = metadata
-        self._function_toolset = FunctionToolset[AgentDepsT](
+        self._function_toolset = _AgentFunctionToolset[AgentDepsT](
             tools, max_retries=retries, timeout=tool_timeout, id='<agent>'
         )
         self._prepare_tools = prepare_tools
@@ -431,7 +431,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=output_schema,
             output_validators=list(self._output_validators),
-            tool_manager=ToolManager[AgentDepsT](toolset),
+            tool_manager=ToolManager[AgentDepsT](toolset, default_max_retries=self._max_tool_retries),
             instructions=run_instructions,
             validation_context=self._validation_context,
             event_stream_handler=event_stream_handler,
@@ -497,7 +497,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     ) -> AbstractToolset[AgentDepsT]:
         function_toolset: AbstractToolset[AgentDepsT] = self._function_toolset
         if overrides.tools is not None:
-            function_toolset = FunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
+            function_toolset = _AgentFunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
         user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
         parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
         # Dynamic toolsets hold the toolset they made: each run gets fresh copies, so runs do not share them.
