@@ -9,6 +9,7 @@ import importlib
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -1313,13 +1314,14 @@ async def test_custom_provider(client: AsyncOpenAI) -> None:
     assert (model.system, model.base_url, repr(MyProvider())) == snapshot(
         ('mine', 'http://mine/', 'MyProvider(name=mine, base_url=http://mine/)')
     )
-    assert model.profile == ModelProfile()
+    # The default profile, narrowed to the builtin tools the chat model can send (none).
+    assert model.profile == replace(ModelProfile(), supported_builtin_tools=frozenset())
     assert MyProvider().model_profile('m') is None
 
 
 async def test_profile_function_and_deprecations(client: AsyncOpenAI) -> None:
     model = OpenAIChatModel('m', provider=OpenAIProvider(openai_client=client), profile=lambda name: None)
-    assert model.profile == ModelProfile()
+    assert model.profile == replace(ModelProfile(), supported_builtin_tools=frozenset())
 
     model = OpenAIChatModel('m', provider=OpenAIProvider(openai_client=client), system_prompt_role='developer')
     # The role is written into the profile; reading it from the model is what is deprecated.

@@ -271,7 +271,11 @@ class Model(ABC):
         profile = spec(self.model_name) if callable(spec) else spec
         if profile is None:
             # A profile function that does not know the name falls back to the plain default, as upstream.
-            return DEFAULT_PROFILE if callable(spec) else self._default_profile
+            profile = DEFAULT_PROFILE if callable(spec) else self._default_profile
+        # The profile lists what the model could do; the model class narrows it to what it can send.
+        supported = profile.supported_builtin_tools & self.supported_builtin_tools()
+        if supported != profile.supported_builtin_tools:
+            profile = replace(profile, supported_builtin_tools=supported)
         return profile
 
     @property
