@@ -46,7 +46,15 @@ from .messages import (
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings
-from .tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolRequests, DeferredToolResults
+from .tools import (
+    BuiltinToolFunc,
+    DeferredToolHandler,
+    DeferredToolRequests,
+    DeferredToolResult,
+    DeferredToolResults,
+    ToolApproved,
+    ToolDenied,
+)
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -186,7 +194,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
     """Static instructions."""
     instructions_functions: list[SystemPromptRunner[DepsT]] = field(default_factory=list[SystemPromptRunner[DepsT]])
     """Instructions functions."""
-    system_prompts: tuple[str, ...] = ()
+    system_prompts: tuple[str, ...] = field(default_factory=tuple[str, ...])
     """Static system prompts."""
     system_prompt_functions: list[SystemPromptRunner[DepsT]] = field(default_factory=list[SystemPromptRunner[DepsT]])
     """System prompt functions."""
@@ -297,6 +305,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         messages = state.message_history
         if state.history_has_adjacent_requests or deps.history_processors:
             messages = merge_adjacent_messages(messages)
+        if deps.usage_limits.count_tokens_before_request:
+            # The model counts the request's input tokens, so the limits are checked before it is sent.
+            counted = await deps.model.count_tokens(messages, settings, params)
+            deps.usage_limits.check_before_request(state.usage + counted)
         return messages, settings, params
 
     @asynccontextmanager
@@ -418,13 +430,38 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     model_response: ModelResponse
     """The response to handle."""
-    deferred_tool_results: DeferredToolResults | None = None
-    """When resuming: the answers to the response's deferred calls (the run's `deferred_tool_results`)."""
+    tool_call_results: dict[str, DeferredToolResult | Literal['skip']] | None = None
+    """When resuming: the answers to the response's deferred calls by tool call id (approvals as `ToolApproved` or
+    `ToolDenied`), as upstream exposes them."""
+    tool_call_metadata: dict[str, dict[str, Any]] | None = None
+    """When resuming: the metadata given for the deferred calls, by tool call id."""
     user_prompt: str | Sequence[UserContent] | None = None
     """When resuming: a user prompt to send after the tool results."""
+    _: dataclasses.KW_ONLY
+    deferred_tool_results: DeferredToolResults | None = field(default=None, repr=False)
+    """When resuming: the run's `deferred_tool_results` (made from `tool_call_results` if only those are given)."""
     _next_node: ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        results = self.deferred_tool_results
+        if results is not None and self.tool_call_results is None:
+            approvals = {
+                call_id: ToolApproved() if answer is True else ToolDenied() if answer is False else answer
+                for call_id, answer in results.approvals.items()
+            }
+            self.tool_call_results = {**results.calls, **approvals}
+            self.tool_call_metadata = results.metadata
+        elif results is None and self.tool_call_results is not None:
+            answers = {k: v for k, v in self.tool_call_results.items() if v != 'skip'}
+            self.deferred_tool_results = DeferredToolResults(
+                calls={k: v for k, v in answers.items() if not isinstance(v, ToolApproved | ToolDenied)},
+                approvals={k: v for k, v in answers.items() if isinstance(v, ToolApproved | ToolDenied)},
+                metadata=self.tool_call_metadata or {},
+            )
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
 
     async def run(
         self, ctx: AgentGraphRunContext[DepsT]

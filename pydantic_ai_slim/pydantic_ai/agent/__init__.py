@@ -447,10 +447,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         resolve_metadata = partial(self._resolve_metadata, metadata, overrides, state, graph_deps)
         resolve_metadata()
         async with toolset:
-            # pydantic-graph types its `span` parameter with logfire's partly unknown span type.
-            graph_iter = graph.iter  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
             try:
-                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
                     yield AgentRun(graph_run)
             finally:
                 # As upstream, a metadata function is called again at the end, so the result has final values.
