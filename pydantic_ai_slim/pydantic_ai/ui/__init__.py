@@ -5,8 +5,17 @@ The web parts (`from_request`, `dispatch_request`, `streaming_response`) need st
 
 from __future__ import annotations
 
-from ._adapter import UIAdapter
+from ._adapter import StateDeps, StateHandler, UIAdapter
 from ._event_stream import SSE_CONTENT_TYPE, NativeEvent, OnCompleteFunc, UIEventStream
 from ._messages_builder import MessagesBuilder
 
-__all__ = ('SSE_CONTENT_TYPE', 'MessagesBuilder', 'NativeEvent', 'OnCompleteFunc', 'UIAdapter', 'UIEventStream')
+__all__ = (
+    'SSE_CONTENT_TYPE',
+    'MessagesBuilder',
+    'NativeEvent',
+    'OnCompleteFunc',
+    'StateDeps',
+    'StateHandler',
+    'UIAdapter',
+    'UIEventStream',
+)
