@@ -23,7 +23,7 @@ from pydantic_ai import (
     UserError,
 )
 from pydantic_ai.agent import AbstractAgent, AgentRun, ParallelExecutionMode, WrapperAgent
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ModelMessage
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.output import OutputSpec
 from pydantic_ai.run import AgentRunResultEvent
@@ -316,3 +316,32 @@ async def test_tool_call_execution_mode(mode: ParallelExecutionMode):
         result: AgentRunResult[str] = await agent.run('x')
     assert events == ['first start', 'first end', 'second start', 'second end']
     assert result.output == snapshot('{"first":"a","second":"b"}')
+
+
+@pytest.mark.parametrize(
+    ('mode', 'expected'),
+    [
+        ('parallel', ['call slow', 'call fast', 'result fast', 'result slow']),
+        ('parallel_ordered_events', ['call slow', 'call fast', 'result slow', 'result fast']),
+    ],
+)
+async def test_result_event_order(mode: ParallelExecutionMode, expected: list[str]):
+    agent = Agent(TestModel())
+
+    @agent.tool_plain
+    async def slow() -> str:
+        await anyio.sleep(0.05)
+        return 'slow'
+
+    @agent.tool_plain
+    async def fast() -> str:
+        return 'fast'
+
+    events: list[str] = []
+    with Agent.parallel_tool_call_execution_mode(mode):
+        async for event in agent.run_stream_events('x'):
+            if isinstance(event, FunctionToolCallEvent):
+                events.append(f'call {event.part.tool_name}')
+            elif isinstance(event, FunctionToolResultEvent):
+                events.append(f'result {event.result.tool_name}')
+    assert events == expected

@@ -26,12 +26,13 @@ from ._output import OutputSchema, OutputValidator
 from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
-from ._tool_manager import ToolManager
+from ._tool_manager import ToolManager, current_parallel_execution_mode
 from .builtin_tools import AbstractBuiltinTool
 from .exceptions import UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
+    FunctionToolResultEvent,
     HandleResponseEvent,
     ModelMessage,
     ModelRequest,
@@ -39,6 +40,7 @@ from .messages import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    ToolCallPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
@@ -521,13 +523,17 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         errors: list[Exception],
     ) -> None:
         with send:
-            ctx.deps.tool_event_sink = send.send_nowait
+            sink, flush = send.send_nowait, _no_flush
+            if current_parallel_execution_mode() == 'parallel_ordered_events':
+                sink, flush = _results_in_call_order(send.send_nowait, self.model_response.tool_calls)
+            ctx.deps.tool_event_sink = sink
             try:
                 self._next_node = await self.run(ctx)
             except Exception as e:
                 errors.append(e)
             finally:
                 ctx.deps.tool_event_sink = None
+                flush()
 
     async def _handle_tool_calls(
         self, ctx: AgentGraphRunContext[DepsT]
@@ -575,6 +581,30 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         else:
             message = 'Please return text or include your response in a tool call.'
         return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+def _no_flush() -> None:
+    pass
+
+
+def _results_in_call_order(
+    sink: Callable[[HandleResponseEvent], None], calls: Sequence[ToolCallPart]
+) -> tuple[Callable[[HandleResponseEvent], None], Callable[[], None]]:
+    """A sink that holds back tool results, and a flush that sends them in the order of the response's calls."""
+    order = {call.tool_call_id: index for index, call in enumerate(calls)}
+    held: list[FunctionToolResultEvent] = []
+
+    def hold(event: HandleResponseEvent) -> None:
+        if isinstance(event, FunctionToolResultEvent):
+            held.append(event)
+        else:
+            sink(event)
+
+    def flush() -> None:
+        for event in sorted(held, key=lambda e: order.get(e.tool_call_id, len(order))):
+            sink(event)
+
+    return hold, flush
 
 
 async def _no_events() -> AsyncIterator[HandleResponseEvent]:
