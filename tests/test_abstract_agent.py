@@ -18,12 +18,14 @@ from pydantic_ai import (
     AgentRunResult,
     DeferredToolRequests,
     DeferredToolResults,
+    FunctionToolset,
     RunContext,
     ToolApproved,
     UserError,
 )
 from pydantic_ai.agent import AbstractAgent, AgentRun, ParallelExecutionMode, WrapperAgent
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.output import OutputSpec
 from pydantic_ai.run import AgentRunResultEvent
@@ -242,6 +244,13 @@ def test_model_setter():
     assert agent.run_sync('x').output == 'from setter'
 
 
+def test_deprecated_mcp_servers_join_toolsets():
+    toolset = FunctionToolset[None]()
+    with pytest.warns(DeprecationWarning, match=r'^`mcp_servers` is deprecated, use `toolsets` instead$'):
+        agent = Agent(TestModel(), mcp_servers=[toolset])
+    assert agent.toolsets[-1] is toolset
+
+
 def test_unknown_keyword_arguments():
     with pytest.raises(UserError, match=r'^Unknown keyword arguments: `result_type`$'):
         Agent(TestModel(), result_type=int)
@@ -316,3 +325,55 @@ async def test_tool_call_execution_mode(mode: ParallelExecutionMode):
         result: AgentRunResult[str] = await agent.run('x')
     assert events == ['first start', 'first end', 'second start', 'second end']
     assert result.output == snapshot('{"first":"a","second":"b"}')
+
+
+@pytest.mark.parametrize(
+    ('mode', 'expected'),
+    [
+        ('parallel', ['call slow', 'call fast', 'result fast', 'result slow']),
+        ('parallel_ordered_events', ['call slow', 'call fast', 'result slow', 'result fast']),
+    ],
+)
+async def test_result_event_order(mode: ParallelExecutionMode, expected: list[str]):
+    agent = Agent(TestModel())
+
+    @agent.tool_plain
+    async def slow() -> str:
+        await anyio.sleep(0.05)
+        return 'slow'
+
+    @agent.tool_plain
+    async def fast() -> str:
+        return 'fast'
+
+    events: list[str] = []
+    with Agent.parallel_tool_call_execution_mode(mode):
+        async for event in agent.run_stream_events('x'):
+            if isinstance(event, FunctionToolCallEvent):
+                events.append(f'call {event.part.tool_name}')
+            elif isinstance(event, FunctionToolResultEvent):
+                events.append(f'result {event.result.tool_name}')
+    assert events == expected
+
+
+async def test_override_precedence():
+    def describe(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tools = sorted(t.name for t in info.function_tools)
+        return ModelResponse(parts=[TextPart(f'{tools} {info.instructions!r}')])
+
+    def agent_tool() -> str:
+        return 'a'
+
+    def run_tool() -> str:
+        return 'r'
+
+    def override_tool() -> str:
+        return 'o'
+
+    agent = Agent(FunctionModel(describe), instructions='agent', toolsets=[FunctionToolset([agent_tool])])
+    run_toolsets = [FunctionToolset[None]([run_tool])]
+    assert (await agent.run('x', toolsets=run_toolsets)).output == "['agent_tool', 'run_tool'] 'agent'"
+    with agent.override(toolsets=[FunctionToolset([override_tool])]):
+        assert (await agent.run('x', toolsets=run_toolsets)).output == "['override_tool'] 'agent'"
+    with agent.override(tools=[override_tool], instructions='over'):
+        assert (await agent.run('x', instructions='run')).output == "['agent_tool', 'override_tool'] 'over'"

@@ -26,12 +26,13 @@ from ._output import OutputSchema, OutputValidator
 from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
-from ._tool_manager import ToolManager
+from ._tool_manager import ToolManager, current_parallel_execution_mode
 from .builtin_tools import AbstractBuiltinTool
 from .exceptions import ContentFilterError, IncompleteToolCall, UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
+    FunctionToolResultEvent,
     HandleResponseEvent,
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -49,7 +50,15 @@ from .messages import (
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings, merge_model_settings
-from .tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolRequests, DeferredToolResults
+from .tools import (
+    BuiltinToolFunc,
+    DeferredToolHandler,
+    DeferredToolRequests,
+    DeferredToolResult,
+    DeferredToolResults,
+    ToolApproved,
+    ToolDenied,
+)
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -227,7 +236,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
     """Static instructions."""
     instructions_functions: list[SystemPromptRunner[DepsT]] = field(default_factory=list[SystemPromptRunner[DepsT]])
     """Instructions functions."""
-    system_prompts: tuple[str, ...] = ()
+    system_prompts: tuple[str, ...] = field(default_factory=tuple[str, ...])
     """Static system prompts."""
     system_prompt_functions: list[SystemPromptRunner[DepsT]] = field(default_factory=list[SystemPromptRunner[DepsT]])
     """System prompt functions."""
@@ -361,6 +370,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         messages = list(state.message_history)
         if state.history_has_adjacent_requests or deps.history_processors:
             messages = merge_adjacent_messages(messages)
+        if deps.usage_limits.count_tokens_before_request:
+            # The model counts the request's input tokens, so the limits are checked before it is sent.
+            counted = await deps.model.count_tokens(messages, settings, params)
+            deps.usage_limits.check_before_request(state.usage + counted)
         return messages, settings, params
 
     @asynccontextmanager
@@ -482,13 +495,38 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     model_response: ModelResponse
     """The response to handle."""
-    deferred_tool_results: DeferredToolResults | None = None
-    """When resuming: the answers to the response's deferred calls (the run's `deferred_tool_results`)."""
+    tool_call_results: dict[str, DeferredToolResult | Literal['skip']] | None = None
+    """When resuming: the answers to the response's deferred calls by tool call id (approvals as `ToolApproved` or
+    `ToolDenied`), as upstream exposes them."""
+    tool_call_metadata: dict[str, dict[str, Any]] | None = None
+    """When resuming: the metadata given for the deferred calls, by tool call id."""
     user_prompt: str | Sequence[UserContent] | None = None
     """When resuming: a user prompt to send after the tool results."""
+    _: dataclasses.KW_ONLY
+    deferred_tool_results: DeferredToolResults | None = field(default=None, repr=False)
+    """When resuming: the run's `deferred_tool_results` (made from `tool_call_results` if only those are given)."""
     _next_node: ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        results = self.deferred_tool_results
+        if results is not None and self.tool_call_results is None:
+            approvals = {
+                call_id: ToolApproved() if answer is True else ToolDenied() if answer is False else answer
+                for call_id, answer in results.approvals.items()
+            }
+            self.tool_call_results = {**results.calls, **approvals}
+            self.tool_call_metadata = results.metadata
+        elif results is None and self.tool_call_results is not None:
+            answers = {k: v for k, v in self.tool_call_results.items() if v != 'skip'}
+            self.deferred_tool_results = DeferredToolResults(
+                calls={k: v for k, v in answers.items() if not isinstance(v, ToolApproved | ToolDenied)},
+                approvals={k: v for k, v in answers.items() if isinstance(v, ToolApproved | ToolDenied)},
+                metadata=self.tool_call_metadata or {},
+            )
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
 
     async def run(
         self, ctx: AgentGraphRunContext[DepsT]
@@ -548,13 +586,17 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         errors: list[Exception],
     ) -> None:
         with send:
-            ctx.deps.tool_event_sink = send.send_nowait
+            sink, flush = send.send_nowait, _no_flush
+            if current_parallel_execution_mode() == 'parallel_ordered_events':
+                sink, flush = _results_in_call_order(send.send_nowait, self.model_response.tool_calls)
+            ctx.deps.tool_event_sink = sink
             try:
                 self._next_node = await self.run(ctx)
             except Exception as e:
                 errors.append(e)
             finally:
                 ctx.deps.tool_event_sink = None
+                flush()
 
     async def _handle_tool_calls(
         self, ctx: AgentGraphRunContext[DepsT]
@@ -645,6 +687,30 @@ async def _request_node(
     """The node sending the next request, with the instructions for it (as upstream, made as it is built)."""
     instructions = await ctx.deps.get_instructions(ctx.deps.run_context(ctx.state))
     return ModelRequestNode(ModelRequest(parts=list(parts), instructions=instructions))
+
+
+def _no_flush() -> None:
+    pass
+
+
+def _results_in_call_order(
+    sink: Callable[[HandleResponseEvent], None], calls: Sequence[ToolCallPart]
+) -> tuple[Callable[[HandleResponseEvent], None], Callable[[], None]]:
+    """A sink that holds back tool results, and a flush that sends them in the order of the response's calls."""
+    order = {call.tool_call_id: index for index, call in enumerate(calls)}
+    held: list[FunctionToolResultEvent] = []
+
+    def hold(event: HandleResponseEvent) -> None:
+        if isinstance(event, FunctionToolResultEvent):
+            held.append(event)
+        else:
+            sink(event)
+
+    def flush() -> None:
+        for event in sorted(held, key=lambda e: order.get(e.tool_call_id, len(order))):
+            sink(event)
+
+    return hold, flush
 
 
 async def _no_events() -> AsyncIterator[HandleResponseEvent]:

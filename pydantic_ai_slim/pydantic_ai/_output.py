@@ -26,6 +26,7 @@ from typing import (
     cast,
     get_args,
     get_origin,
+    get_type_hints,
 )
 
 from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter, ValidationError
@@ -687,3 +688,38 @@ def _unique_name(name: str, taken: set[str]) -> str:
         number += 1
     taken.add(unique)
     return unique
+
+
+def output_json_schema(spec: Any) -> dict[str, Any]:
+    """The JSON schema of the values a run with output spec `spec` can give.
+
+    Each output type (an output function stands for its return type) has its own schema; several are combined
+    as `anyOf`, with their `$defs` gathered at the top, as upstream does.
+    """
+    schemas = [TypeAdapter(data_type).json_schema() for data_type in _output_data_types(spec)]
+    if len(schemas) == 1:
+        return schemas[0]
+    defs: dict[str, Any] = {}
+    for schema in schemas:
+        defs.update(schema.pop('$defs', {}))
+    return {'$defs': defs, 'anyOf': schemas} if defs else {'anyOf': schemas}
+
+
+def _output_data_types(spec: Any) -> list[Any]:
+    data_types: list[Any] = []
+    for item in _flatten(spec):
+        if isinstance(item, ToolOutput):
+            data_types.extend(_output_data_types(cast(ToolOutput[Any], item).output))
+        elif isinstance(item, NativeOutput | PromptedOutput):
+            data_types.extend(_output_data_types(cast(NativeOutput[Any] | PromptedOutput[Any], item).outputs))
+        elif isinstance(item, TextOutput):
+            data_types.append(_return_type(cast(TextOutput[Any], item).output_function))
+        elif inspect.isfunction(item) or inspect.ismethod(item):
+            data_types.append(_return_type(item))
+        else:
+            data_types.append(item)
+    return data_types
+
+
+def _return_type(function: Callable[..., Any]) -> Any:
+    return get_type_hints(function).get('return', Any)

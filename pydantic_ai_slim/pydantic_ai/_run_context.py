@@ -13,6 +13,8 @@ from . import _utils
 from .usage import RunUsage
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     # Only annotations: importing `messages` here would close an import cycle (messages -> tools ->
     # _function_schema -> _run_context) that then depends on which module happens to be imported first.
     from .messages import ModelMessage, UserContent
@@ -27,6 +29,13 @@ AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 
 def _no_messages() -> list[ModelMessage]:
     return []
+
+
+def _no_op_tracer() -> Tracer:
+    # Imported on first use, so that `import pydantic_ai` does not load OpenTelemetry.
+    from opentelemetry.trace import NoOpTracer
+
+    return NoOpTracer()
 
 
 @dataclasses.dataclass(repr=False, kw_only=True)
@@ -45,8 +54,8 @@ class RunContext(Generic[AgentDepsT]):
     """The messages of the run so far."""
     validation_context: Any = None
     """The pydantic validation context for tool arguments and outputs."""
-    tracer: Any = None
-    """Tracing is not part of this project; kept for field compatibility."""
+    tracer: Tracer = field(default_factory=_no_op_tracer)
+    """The OpenTelemetry tracer of the run; a no-op tracer unless the run is instrumented."""
     trace_include_content: bool = False
     """Tracing is not part of this project; kept for field compatibility."""
     instrumentation_version: int = 2

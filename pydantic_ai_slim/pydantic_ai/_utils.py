@@ -79,7 +79,8 @@ def is_set(value: Any) -> TypeGuard[Any]:
 
 class _UnsetType:
     def __repr__(self) -> str:
-        return 'Unset'
+        # Shown in signatures, e.g. `help(agent.override)`, like upstream's sentinel.
+        return '<Unset>'
 
 
 Unset: Any = _UnsetType()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import core_schema
 
 if TYPE_CHECKING:
+    from .messages import RetryPromptPart
     from .tools import DeferredToolRequests
 
 __all__ = (
@@ -199,3 +200,16 @@ class ModelHTTPError(ModelAPIError):
 
 class FallbackExceptionGroup(ExceptionGroup[Any]):
     """Every model of a fallback chain failed; `exceptions` holds each model's error."""
+
+
+class ToolRetryError(Exception):
+    """A tool call or output failed in a way the model can fix; `tool_retry` is what it is told.
+
+    Raised inside the run's engine and turned into a `RetryPromptPart`; users do not see it escape a run.
+    """
+
+    def __init__(self, tool_retry: RetryPromptPart):
+        """Carry `tool_retry` back to the model."""
+        self.tool_retry = tool_retry
+        content = tool_retry.content
+        super().__init__(content if isinstance(content, str) else tool_retry.model_response())

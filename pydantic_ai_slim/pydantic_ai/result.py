@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, cast
 
 from pydantic import ValidationError
 from typing_extensions import TypeVar, deprecated
@@ -34,6 +34,7 @@ from .messages import (
     TextPartDelta,
     ToolCallPart,
 )
+from .output import ToolOutput
 from .tools import DeferredToolRequests
 from .usage import RequestUsage, RunUsage, UsageLimits
 
@@ -43,10 +44,31 @@ if TYPE_CHECKING:
     from .models import StreamedResponse
     from .run import AgentRunResult
 
-__all__ = ('AgentStream', 'FinalResult', 'StreamedRunResult', 'StreamedRunResultSync')
+__all__ = (
+    'AgentStream',
+    'FinalResult',
+    'OutputDataT',
+    'OutputDataT_inv',
+    'OutputValidatorFunc',
+    'StreamedRunResult',
+    'StreamedRunResultSync',
+    'ToolOutput',
+)
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
+"""The type of a run's output."""
 AgentDepsT = TypeVar('AgentDepsT', default=None)
+OutputDataT_inv = TypeVar('OutputDataT_inv', default=str)
+"""The type of a run's output, where it is both taken and returned (as by output validators)."""
+
+OutputValidatorFunc: TypeAlias = (
+    Callable[[RunContext[AgentDepsT], OutputDataT_inv], OutputDataT_inv]
+    | Callable[[RunContext[AgentDepsT], OutputDataT_inv], Awaitable[OutputDataT_inv]]
+    | Callable[[OutputDataT_inv], OutputDataT_inv]
+    | Callable[[OutputDataT_inv], Awaitable[OutputDataT_inv]]
+)
+"""An output validator: takes the output (after the run context, if it wants that), returns it, possibly
+changed, or raises `ModelRetry`; sync or async."""
 _T = TypeVar('_T')
 
 _TEXT_ONLY = 'stream_text() can only be used with text responses'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Any
 
@@ -116,6 +117,48 @@ class RequestUsage(UsageBase):
     def incr(self, incr_usage: RequestUsage) -> None:
         """Add another request usage into this one, in place."""
         _add_into(self, incr_usage, self.details, incr_usage.details)
+
+    @classmethod
+    def extract(
+        cls,
+        data: Any,
+        *,
+        provider: str,
+        provider_url: str,
+        provider_fallback: str,
+        api_flavor: str = 'default',
+        details: dict[str, Any] | None = None,
+    ) -> RequestUsage:
+        """The usage reported in a provider's raw response data, read with the `genai-prices` package.
+
+        Args:
+            data: The response data of the provider's API, as JSON data.
+            provider: The provider's id.
+            provider_url: The provider's base URL.
+            provider_fallback: The id of a provider whose format to use if `provider` is not known, e.g. `'openai'`
+                for an OpenAI-compatible server.
+            api_flavor: The provider API's flavor, e.g. `'chat'` or `'responses'` for OpenAI.
+            details: The `details` of the returned usage.
+
+        Returns:
+            The usage; empty (but with `details`) if none could be read.
+        """
+        # Imported here: the price data is only loaded by programs that use it.
+        from genai_prices import extract_usage
+
+        attempts: list[Callable[[], Any]] = [lambda: extract_usage(data, provider_id=provider, api_flavor=api_flavor)]
+        if provider_url:
+            attempts.append(lambda: extract_usage(data, provider_api_url=provider_url, api_flavor=api_flavor))
+        attempts.append(lambda: extract_usage(data, provider_id=provider_fallback, api_flavor=api_flavor))
+        for attempt in attempts:
+            try:
+                extracted = attempt()
+            except Exception:
+                # An unknown provider, or data without the usage fields: try the next, or give up.
+                continue
+            counts = {name: getattr(extracted.usage, name, None) or 0 for name in _TOKEN_FIELDS}
+            return cls(**counts, details=details or {})
+        return cls(details=details or {})
 
     def __add__(self, other: RequestUsage) -> RequestUsage:
         """The sum of two request usages, as a new object."""

@@ -166,8 +166,12 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             deferred_tool_handler: Resolves deferred tool calls within runs (approvals and external calls), once
                 per model response that has them, instead of ending the run with `DeferredToolRequests`; a run
                 given its own handler uses that one.
-            **_deprecated_kwargs: Not accepted: an unknown keyword argument is a `UserError`.
+            **_deprecated_kwargs: Only `mcp_servers` (deprecated: its servers join `toolsets`); any other keyword
+                argument is a `UserError`.
         """
+        if 'mcp_servers' in _deprecated_kwargs:
+            warnings.warn('`mcp_servers` is deprecated, use `toolsets` instead', DeprecationWarning, stacklevel=2)
+            toolsets = [*(toolsets or []), *_deprecated_kwargs.pop('mcp_servers')]
         if _deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in _deprecated_kwargs)}')
         self._model = None if model is None or defer_model_check else models.infer_model(model)
@@ -450,10 +454,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         resolve_metadata = partial(self._resolve_metadata, metadata, overrides, state, graph_deps)
         resolve_metadata()
         async with toolset:
-            # pydantic-graph types its `span` parameter with logfire's partly unknown span type.
-            graph_iter = graph.iter  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
             try:
-                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
                     yield AgentRun(graph_run)
             finally:
                 # As upstream, a metadata function is called again at the end, so the result has final values.
@@ -498,8 +500,12 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         function_toolset: AbstractToolset[AgentDepsT] = self._function_toolset
         if overrides.tools is not None:
             function_toolset = _AgentFunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
-        user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
-        parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
+        if overrides.toolsets is not None:
+            # As upstream, overridden toolsets replace the agent's and the run's.
+            user_toolsets = list(overrides.toolsets)
+        else:
+            user_toolsets = [*self._user_toolsets, *(toolsets or [])]
+        parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets]
         # Dynamic toolsets hold the toolset they made: each run gets fresh copies, so runs do not share them.
         combined = CombinedToolset[AgentDepsT](parts).visit_and_replace(_fresh_dynamic_toolset)
         if self._prepare_tools is not None:
@@ -539,7 +545,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             name: The agent's name.
             deps: The dependencies.
             model: The model.
-            toolsets: Toolsets that replace the agent's (the run's own toolsets still apply).
+            toolsets: Toolsets that replace the agent's and the run's.
             tools: Tools that replace the agent's function tools.
             instructions: Instructions that replace all others, the run's included.
             metadata: Metadata that replaces the agent's and the run's.

@@ -22,8 +22,9 @@ import anyio
 from pydantic_graph import End
 from typing_extensions import TypeIs, TypeVar
 
-from .. import _agent_graph, _tool_manager, _utils, models
+from .. import _agent_graph, _output, _tool_manager, _utils, models
 from .._agent_graph import CallToolsNode, EventStreamHandler, ModelRequestNode, UserPromptNode
+from .._json_schema import JsonSchema
 from .._run_context import RunContext
 from ..builtin_tools import AbstractBuiltinTool
 from ..messages import AgentStreamEvent, ModelMessage, UserContent
@@ -571,6 +572,13 @@ class AbstractAgent(Generic[AgentDepsT, OutputDataT], ABC):
                 deferred_tool_handler=deferred_tool_handler,
             )
         )
+
+    def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> JsonSchema:
+        """The JSON schema of the output of a run with `output_type`, or with the agent's output type.
+
+        An output function stands for its return type; several output types are combined as `anyOf`.
+        """
+        return _output.output_json_schema(self.output_type if output_type is None else output_type)
 
     @abstractmethod
     def iter(

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import _utils, models
 from .._agent_graph import EventStreamHandler
+from .._json_schema import JsonSchema
 from ..builtin_tools import AbstractBuiltinTool
 from ..messages import ModelMessage, UserContent
 from ..output import OutputSpec
@@ -66,6 +67,10 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
     def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
         """The wrapped agent's toolsets."""
         return self.wrapped.toolsets
+
+    def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> JsonSchema:
+        """The JSON schema of the wrapped agent's output (see `AbstractAgent.output_json_schema`)."""
+        return self.wrapped.output_json_schema(output_type)
 
     async def __aenter__(self) -> AbstractAgent[AgentDepsT, OutputDataT]:
         """Enter the wrapped agent."""

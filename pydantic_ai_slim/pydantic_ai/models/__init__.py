@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, overload
 
-from typing_extensions import TypeAliasType
+import httpx
+from typing_extensions import TypeAliasType, TypedDict
 
 from .. import _utils
 from .._parts_manager import ModelResponsePartsManager
 from ..builtin_tools import AbstractBuiltinTool
 from ..exceptions import UserError
 from ..messages import (
+    FileUrl,
     FinalResultEvent,
     FinishReason,
     ModelMessage,
@@ -35,6 +39,7 @@ from ..messages import (
     ToolReturnPart,
 )
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
@@ -44,6 +49,10 @@ if TYPE_CHECKING:
     from ..output import OutputObjectDefinition
 
 __all__ = (
+    'ALLOW_MODEL_REQUESTS',
+    'DEFAULT_HTTP_TIMEOUT',
+    'DataT',
+    'DownloadedItem',
     'KnownModelName',
     'Model',
     'ModelRequestParameters',
@@ -51,8 +60,21 @@ __all__ = (
     'OpenAIResponsesCompatibleProvider',
     'OutputMode',
     'StreamedResponse',
+    'cached_async_http_client',
+    'check_allow_model_requests',
+    'download_item',
+    'get_user_agent',
     'infer_model',
+    'override_allow_model_requests',
 )
+
+ALLOW_MODEL_REQUESTS = True
+"""Whether models that talk to a provider may send requests; test suites set it to `False` so that a test that
+would reach a real model fails instead (`TestModel` and `FunctionModel` are not affected)."""
+
+DEFAULT_HTTP_TIMEOUT: int = 600
+"""The default read timeout of HTTP requests to providers, in seconds."""
+
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the model is asked for the output: plain text, an output tool, native structured output, or a prompt."""
@@ -162,6 +184,9 @@ class Model(ABC):
     _settings: ModelSettings | None = None
     _profile: ModelProfileSpec | None = None
     _default_profile: ClassVar[ModelProfile] = DEFAULT_PROFILE
+    _checks_allow_model_requests: ClassVar[bool] = True
+    """Whether `prepare_request` refuses to prepare requests while `ALLOW_MODEL_REQUESTS` is `False`; local test
+    doubles turn it off."""
 
     def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
         """Make a model.
@@ -211,6 +236,19 @@ class Model(ABC):
         """
         return frozenset()
 
+    async def count_tokens(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> RequestUsage:
+        """Count the input tokens of a request before sending it (with `UsageLimits(count_tokens_before_request=True)`).
+
+        Raises:
+            NotImplementedError: If the model cannot count tokens ahead of a request, as here.
+        """
+        raise NotImplementedError(f'Token counting ahead of the request is not supported by {type(self).__name__}')
+
     def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to what the model supports."""
         return model_request_parameters
@@ -226,6 +264,8 @@ class Model(ABC):
             UserError: If the output mode is `'native'` and the model does not support it, or the request has
                 builtin tools the model does not support.
         """
+        if self._checks_allow_model_requests:
+            check_allow_model_requests()
         merged = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
         self._check_builtin_tools(params.builtin_tools)
@@ -476,8 +516,14 @@ def _final_result_event(
     return None
 
 
-def infer_model(model: Model | KnownModelName | str) -> Model:
+def infer_model(
+    model: Model | KnownModelName | str, provider_factory: Callable[[str], Provider[Any]] = infer_provider
+) -> Model:
     """Resolve a model instance or name to a `Model`.
+
+    Args:
+        model: A model, or a name such as `'test'` or `'openai:gpt-4o'`.
+        provider_factory: Makes the provider named before the colon (by default, configured from the environment).
 
     Raises:
         UserError: if the name needs a provider extra that is not installed.
@@ -498,7 +544,7 @@ def infer_model(model: Model | KnownModelName | str) -> Model:
             DeprecationWarning,
             stacklevel=1,
         )
-    return _model_of_provider(provider, model_name)
+    return _model_of_provider(provider, model_name, provider_factory)
 
 
 def _bare_model_provider(model: str) -> str:
@@ -512,7 +558,7 @@ def _bare_model_provider(model: str) -> str:
     raise UserError(f'Unknown model: {model}')
 
 
-def _model_of_provider(provider_name: str, model_name: str) -> Model:
+def _model_of_provider(provider_name: str, model_name: str, provider_factory: Callable[[str], Provider[Any]]) -> Model:
     if provider_name not in _MODEL_CLASSES:
         extra = _PROVIDER_EXTRAS.get(provider_name)
         if extra is None:
@@ -522,11 +568,9 @@ def _model_of_provider(provider_name: str, model_name: str) -> Model:
             f'this installation lacks. Install them with `pip install "pydantic-ai-slim[{extra}]"`, or pass a '
             '`Model` instance.'
         )
-    from ..providers import infer_provider
-
     try:
         # The provider is made first so that, without the SDK, the error is the provider's, naming the extra.
-        provider = infer_provider(provider_name)
+        provider = provider_factory(provider_name)
         module_name, class_name = _MODEL_CLASSES[provider_name]
         model_class = getattr(importlib.import_module(module_name, __package__), class_name)
     except ImportError as e:
@@ -545,3 +589,118 @@ _MODEL_CLASSES: dict[str, tuple[str, str]] = {
     'openai-responses': ('.openai', 'OpenAIResponsesModel'),
     'anthropic': ('.anthropic', 'AnthropicModel'),
 }
+
+
+def check_allow_model_requests() -> None:
+    """Raise if `ALLOW_MODEL_REQUESTS` is `False`; models that talk to a provider call it before each request.
+
+    Raises:
+        RuntimeError: If model requests are not allowed.
+    """
+    if not ALLOW_MODEL_REQUESTS:
+        raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
+
+
+@contextmanager
+def override_allow_model_requests(allow_model_requests: bool) -> Iterator[None]:
+    """Within the block, `ALLOW_MODEL_REQUESTS` is `allow_model_requests`; it is restored afterwards."""
+    # The module attribute is the switch users set (upstream's API), so it is reassigned here.
+    global ALLOW_MODEL_REQUESTS
+    previous = ALLOW_MODEL_REQUESTS
+    ALLOW_MODEL_REQUESTS = allow_model_requests  # pyright: ignore[reportConstantRedefinition]
+    try:
+        yield
+    finally:
+        ALLOW_MODEL_REQUESTS = previous  # pyright: ignore[reportConstantRedefinition]
+
+
+@cache
+def get_user_agent() -> str:
+    """The `User-Agent` header sent to providers: `pydantic-ai/<version>`."""
+    from .. import __version__
+
+    return f'pydantic-ai/{__version__}'
+
+
+_http_clients: dict[tuple[str | None, int, int], httpx.AsyncClient] = {}
+
+
+def cached_async_http_client(
+    *, provider: str | None = None, timeout: int = DEFAULT_HTTP_TIMEOUT, connect: int = 5
+) -> httpx.AsyncClient:
+    """An HTTP client shared by the providers that ask with the same arguments (one per provider name).
+
+    A client that was closed is replaced by a new one.
+
+    Args:
+        provider: The provider's name, so that each provider has a client of its own.
+        timeout: The read, write and pool timeout, in seconds.
+        connect: The connect timeout, in seconds.
+    """
+    key = (provider, timeout, connect)
+    client = _http_clients.get(key)
+    if client is None or client.is_closed:
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout=timeout, connect=connect), headers={'User-Agent': get_user_agent()}
+        )
+        _http_clients[key] = client
+    return client
+
+
+DataT = TypeVar('DataT', str, bytes)
+"""The type of downloaded data: `bytes`, or `str` for text and base64 formats."""
+
+
+class DownloadedItem(TypedDict, Generic[DataT]):
+    """What `download_item` returns."""
+
+    data: DataT
+    """The data, in the format asked for."""
+    data_type: str
+    """The media type (e.g. `'image/png'`) or the file extension (e.g. `'png'`), as asked for."""
+
+
+@overload
+async def download_item(
+    item: FileUrl, data_format: Literal['bytes'] = 'bytes', type_format: Literal['mime', 'extension'] = 'mime'
+) -> DownloadedItem[bytes]: ...
+
+
+@overload
+async def download_item(
+    item: FileUrl,
+    data_format: Literal['base64', 'base64_uri', 'text'],
+    type_format: Literal['mime', 'extension'] = 'mime',
+) -> DownloadedItem[str]: ...
+
+
+async def download_item(
+    item: FileUrl,
+    data_format: Literal['bytes', 'base64', 'base64_uri', 'text'] = 'bytes',
+    type_format: Literal['mime', 'extension'] = 'mime',
+) -> DownloadedItem[str] | DownloadedItem[bytes]:
+    """Download a file URL, for providers that need the content rather than the URL.
+
+    Args:
+        item: The file URL.
+        data_format: `'bytes'`, `'base64'`, a `'base64_uri'` (a `data:` URI), or `'text'`.
+        type_format: Whether `data_type` is the media type or the file extension.
+
+    Raises:
+        httpx.HTTPStatusError: If the server answers with an error status.
+        UnicodeDecodeError: If `data_format` is `'text'` and the content is not UTF-8.
+    """
+    client = cached_async_http_client()
+    response = await client.get(item.url, follow_redirects=True)
+    response.raise_for_status()
+    header_type = response.headers.get('content-type', '').split(';', 1)[0].strip()
+    media_type = header_type if header_type and header_type != 'application/octet-stream' else item.media_type
+    data_type = media_type if type_format == 'mime' else item.format
+    if data_format == 'bytes':
+        return DownloadedItem[bytes](data=response.content, data_type=data_type)
+    if data_format == 'text':
+        return DownloadedItem[str](data=response.content.decode('utf-8'), data_type=data_type)
+    encoded = base64.b64encode(response.content).decode()
+    if data_format == 'base64_uri':
+        encoded = f'data:{media_type};base64,{encoded}'
+    return DownloadedItem[str](data=encoded, data_type=data_type)

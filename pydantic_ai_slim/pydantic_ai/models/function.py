@@ -159,6 +159,9 @@ class FunctionModel(Model):
         """The provider's name: `'function'`."""
         return self._system
 
+    # A local test double: it works while `ALLOW_MODEL_REQUESTS` is `False`.
+    _checks_allow_model_requests = False
+
     @classmethod
     def supported_builtin_tools(cls) -> frozenset[type[AbstractBuiltinTool]]:
         """Every builtin tool: the function sees them in `info.model_request_parameters.builtin_tools`."""

@@ -110,6 +110,9 @@ class TestModel(Model):
         """The provider's name: `'test'`."""
         return self._system
 
+    # A local test double: it works while `ALLOW_MODEL_REQUESTS` is `False`.
+    _checks_allow_model_requests = False
+
     @classmethod
     def supported_builtin_tools(cls) -> frozenset[type[AbstractBuiltinTool]]:
         """Every builtin tool passes the model's check, but a request that has any is refused, as upstream."""

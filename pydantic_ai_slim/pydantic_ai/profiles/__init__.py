@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, Self, TypeAlias
 
 from .._json_schema import InlineDefsJsonSchemaTransformer, JsonSchemaTransformer
@@ -49,7 +49,9 @@ class ModelProfile:
     """The tags that mark thinking inside text, for models that think in plain text."""
     ignore_streamed_leading_whitespace: bool = False
     """Whether whitespace streamed before the first real content should be dropped."""
-    supported_builtin_tools: frozenset[type[AbstractBuiltinTool]] = SUPPORTED_BUILTIN_TOOLS
+    supported_builtin_tools: frozenset[type[AbstractBuiltinTool]] = field(
+        default_factory=lambda: SUPPORTED_BUILTIN_TOOLS
+    )
     """The builtin tools the model supports; a model class can narrow them with `Model.supported_builtin_tools`."""
 
     @classmethod

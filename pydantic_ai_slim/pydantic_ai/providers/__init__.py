@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from ..profiles import ModelProfile
 
-__all__ = ('Provider', 'infer_provider', 'infer_provider_class')
+__all__ = ('InterfaceClient', 'Provider', 'infer_provider', 'infer_provider_class')
 
 InterfaceClient = TypeVar('InterfaceClient')
 """The type of the SDK client a provider gives its models."""

@@ -5,7 +5,7 @@ The web parts (`from_request`, `dispatch_request`, `streaming_response`) need st
 
 from __future__ import annotations
 
-from ._adapter import UIAdapter
+from ._adapter import StateDeps, StateHandler, UIAdapter
 from ._event_stream import SSE_CONTENT_TYPE, NativeEvent, OnCompleteFunc, UIEventStream
 from ._messages_builder import MessagesBuilder
 
@@ -15,6 +15,8 @@ __all__ = (
     'MessagesBuilder',
     'NativeEvent',
     'OnCompleteFunc',
+    'StateDeps',
+    'StateHandler',
     'UIAdapter',
     'UIEventStream',
 )

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import KW_ONLY, dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Generic, Self
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, runtime_checkable
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from typing_extensions import TypeVar
 
+from ..builtin_tools import AbstractBuiltinTool
 from ..messages import ModelMessage
 from ..models import KnownModelName, Model
 from ..output import OutputSpec
@@ -26,7 +28,39 @@ if TYPE_CHECKING:
 
     from ..agent import Agent
 
-__all__ = ('UIAdapter',)
+__all__ = ('StateDeps', 'StateHandler', 'UIAdapter')
+
+StateT = TypeVar('StateT', bound=BaseModel)
+
+
+@runtime_checkable
+class StateHandler(Protocol):
+    """Dependencies that hold the frontend state of a run in a `state` field (a dataclass, like `StateDeps`)."""
+
+    @property
+    def state(self) -> Any:
+        """The state."""
+        raise NotImplementedError
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class StateDeps(Generic[StateT]):
+    """Dependencies holding just the frontend state, a pydantic model set from the request when the run starts."""
+
+    state: StateT
+    """The state."""
+
+
+def _with_state(deps: Any, state: dict[str, Any]) -> Any:
+    """A copy of `deps` (a dataclass with a `state` field) holding `state`, validated as the field's model."""
+    current = deps.state
+    validated = type(current).model_validate(state) if isinstance(current, BaseModel) else state
+    return dataclasses.replace(deps, state=validated)
+
 
 RunInputT = TypeVar('RunInputT')
 MessageT = TypeVar('MessageT')
@@ -80,6 +114,16 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     def messages(self) -> list[ModelMessage]:
         """The request's conversation as a message history."""
 
+    @cached_property
+    def state(self) -> dict[str, Any] | None:
+        """The frontend state sent with the request, if the protocol has one (`None` here)."""
+        return None
+
+    @cached_property
+    def toolset(self) -> AbstractToolset[AgentDepsT] | None:
+        """The frontend tools sent with the request, as a toolset, if the protocol has them (`None` here)."""
+        return None
+
     def transform_stream(
         self, stream: AsyncIterator[NativeEvent], on_complete: OnCompleteFunc[EventT] | None = None
     ) -> AsyncIterator[EventT]:
@@ -109,8 +153,17 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         metadata: dict[str, Any] | None = None,
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        builtin_tools: Sequence[AbstractBuiltinTool] | None = None,
     ) -> AsyncIterator[NativeEvent]:
-        """Run the agent on the request's conversation (after `message_history`) and iterate over its events."""
+        """Run the agent on the request's conversation (after `message_history`) and iterate over its events.
+
+        The request's frontend toolset (`toolset`) is added to `toolsets`; its frontend state (`state`) is
+        validated into `deps.state` when `deps` is a `StateHandler` such as `StateDeps`.
+        """
+        if self.toolset is not None:
+            toolsets = [*(toolsets or []), self.toolset]
+        if self.state is not None and isinstance(deps, StateHandler):
+            deps = _with_state(deps, self.state)
         return self.agent.run_stream_events(
             output_type=output_type,
             message_history=[*(message_history or []), *self.messages],
@@ -124,6 +177,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             metadata=metadata,
             infer_name=infer_name,
             toolsets=toolsets,
+            builtin_tools=builtin_tools,
         )
 
     def run_stream(
@@ -141,6 +195,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         metadata: dict[str, Any] | None = None,
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        builtin_tools: Sequence[AbstractBuiltinTool] | None = None,
         on_complete: OnCompleteFunc[EventT] | None = None,
     ) -> AsyncIterator[EventT]:
         """Run the agent on the request's conversation and iterate over the protocol events to send."""
@@ -157,6 +212,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             metadata=metadata,
             infer_name=infer_name,
             toolsets=toolsets,
+            builtin_tools=builtin_tools,
         )
         return self.transform_stream(native, on_complete)
 
@@ -178,6 +234,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         metadata: dict[str, Any] | None = None,
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        builtin_tools: Sequence[AbstractBuiltinTool] | None = None,
         on_complete: OnCompleteFunc[EventT] | None = None,
     ) -> Response:
         """Answer a starlette request in one call: a 422 JSON response for a bad body, else the event stream."""
@@ -199,6 +256,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
                 metadata=metadata,
                 infer_name=infer_name,
                 toolsets=toolsets,
+                builtin_tools=builtin_tools,
                 on_complete=on_complete,
             )
         )
