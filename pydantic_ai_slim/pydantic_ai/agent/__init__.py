@@ -16,7 +16,7 @@ import anyio
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
-from .. import _agent_graph, _output, _system_prompt, _utils, models
+from .. import _agent_graph, _deferred, _output, _system_prompt, _utils, models
 from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
 from .._tool_manager import ToolManager
 from ..exceptions import UserError
@@ -145,7 +145,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._model = None if model is None or defer_model_check else models.infer_model(model)
         self._model_spec = model
         self._event_stream_handler = event_stream_handler
-        self._deferred_tool_handler = deferred_tool_handler
+        self._deferred_tool_handler = _deferred.check_handler(deferred_tool_handler)
         self.name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
@@ -633,7 +633,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             validation_context=self._validation_context,
             metadata=metadata if metadata is not None else self._metadata,
             event_stream_handler=event_stream_handler,
-            deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
+            deferred_tool_handler=_deferred.check_handler(deferred_tool_handler) or self._deferred_tool_handler,
         )
         start = UserPromptNode[AgentDepsT, Any](
             user_prompt,
@@ -803,4 +803,9 @@ async def _hold_open(
     task = asyncio.create_task(hold())
     _held_runs.add(task)
     task.add_done_callback(_held_runs.discard)
-    return await entered, _HeldRun(loop, release, task)
+    try:
+        return await entered, _HeldRun(loop, release, task)
+    except asyncio.CancelledError:
+        # Cancelled (Ctrl-C) before the stream started: the run must not carry on when the loop next runs.
+        task.cancel()
+        raise

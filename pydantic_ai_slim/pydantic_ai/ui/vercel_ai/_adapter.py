@@ -34,7 +34,7 @@ from ...tools import DeferredToolApprovalResult, DeferredToolResults, ToolDenied
 from .._adapter import UIAdapter, validation_error_response
 from .._event_stream import NativeEvent
 from .._messages_builder import MessagesBuilder
-from ._approval import ApprovalSigner
+from ._approval import ApprovalSigner, default_secret
 from ._event_stream import VercelAIEventStream
 from .request_types import (
     DynamicToolApprovalRequestedPart,
@@ -95,8 +95,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
     """Answers `useChat` requests: loads the UI messages, runs the agent and streams the UI message chunks.
 
     With `tool_approval=True`, a run that ends with `DeferredToolRequests` asks the user to approve each call
-    (`tool-approval-request` chunks), and the answers the next request carries resume the run. With an
-    `approval_secret`, approval ids are bound to the call and its arguments, and answers that do not match are
+    (`tool-approval-request` chunks), and the answers the next request carries resume the run. Approval ids are
+    signed with a server secret, binding each to its call and the call's arguments: answers that do not match are
     refused without running anything.
     """
 
@@ -104,7 +104,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
     tool_approval: bool = False
     """Whether to ask for approvals in the stream and read the answers from follow-up requests."""
     approval_secret: str | bytes | None = None
-    """The server secret that signs approval ids; `None` issues random ids and trusts the client's answers."""
+    """The server secret that signs approval ids; `None` uses `$PYDANTIC_AI_APPROVAL_SECRET`, else a random secret
+    made once per process (with a warning: approvals then do not survive a restart or span worker processes)."""
 
     def __post_init__(self) -> None:
         if self.tool_approval and self.deferred_tool_results is None:
@@ -173,6 +174,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
 
     @cached_property
     def _signer(self) -> ApprovalSigner:
+        if self.approval_secret is None and self.tool_approval:
+            return ApprovalSigner(default_secret())
         return ApprovalSigner.from_secret(self.approval_secret)
 
     @cached_property
