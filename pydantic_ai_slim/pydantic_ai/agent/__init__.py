@@ -40,7 +40,7 @@ from ..tools import (
 )
 from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
-from ..toolsets.function import FunctionToolset
+from ..toolsets.function import _AgentFunctionToolset
 from ..usage import RunUsage, UsageLimits
 
 __all__ = (
@@ -161,7 +161,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._max_tool_retries = retries
         self._validation_context = validation_context
         self._metadata = metadata
-        self._function_toolset = FunctionToolset[AgentDepsT](tools, max_retries=retries, timeout=tool_timeout)
+        self._function_toolset = _AgentFunctionToolset[AgentDepsT](tools, max_retries=retries, timeout=tool_timeout)
         self._prepare_tools = prepare_tools
         self._user_toolsets: list[AbstractToolset[AgentDepsT]] = list(toolsets or [])
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
@@ -628,7 +628,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=output_schema,
             output_validators=list(self._output_validators),
-            tool_manager=ToolManager[AgentDepsT](toolset),
+            tool_manager=ToolManager[AgentDepsT](toolset, default_max_retries=self._max_tool_retries),
             instructions=run_instructions,
             validation_context=self._validation_context,
             metadata=metadata if metadata is not None else self._metadata,
@@ -668,7 +668,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     ) -> AbstractToolset[AgentDepsT]:
         function_toolset: AbstractToolset[AgentDepsT] = self._function_toolset
         if overrides.tools is not None:
-            function_toolset = FunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
+            function_toolset = _AgentFunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
         user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
         parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
         combined: AbstractToolset[AgentDepsT] = CombinedToolset[AgentDepsT](parts)
