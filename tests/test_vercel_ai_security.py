@@ -233,3 +233,11 @@ async def test_an_adapter_built_by_hand_also_signs_by_default(env_secret: str):
     sent = [c.model_dump(by_alias=True, exclude_none=True) async for c in adapter.run_stream()]
     ids = [c['approvalId'] for c in sent if c['type'] == 'tool-approval-request']
     assert len(ids) == 2 and all(i.startswith('aprv_') for i in ids)
+
+
+def test_an_event_stream_built_without_a_signer_issues_unbound_ids():
+    """Only the adapter verifies answers; a `VercelAIEventStream` built by hand issues random ids by default."""
+    signer = _approval.ApprovalSigner()
+    approval_id = signer.issue('delete_file', 'call_a', {'path': 'a.txt'})
+    assert not approval_id.startswith('aprv_')
+    assert signer.verify(approval_id, 'delete_file', 'call_b', {'path': 'b.txt'})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self, cast
 from uuid import uuid4
@@ -45,6 +45,7 @@ from .request_types import (
     DynamicToolOutputErrorPart,
     DynamicToolUIPart,
     FileUIPart,
+    ProviderMetadata,
     ReasoningUIPart,
     RegenerateMessage,
     RequestData,
@@ -260,7 +261,7 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
             if isinstance(message, ModelRequest):
                 ui.extend(_dump_request(message))
             else:
-                parts = [_dump_response_part(p, results, approvals or {}) for p in message.parts]
+                parts = [_dump_response_part(p, results, approvals or {}) for p in _join_texts(message.parts)]
                 ui.append(UIMessage(id=str(uuid4()), role='assistant', parts=parts))
         return ui
 
@@ -319,9 +320,11 @@ def _load_file(part: FileUIPart) -> UserContent:
 
 def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
     if isinstance(part, TextUIPart):
-        builder.add(TextPart(content=part.text))
+        builder.add(TextPart(content=part.text, **_part_fields(part.provider_metadata)))
     elif isinstance(part, ReasoningUIPart):
-        builder.add(ThinkingPart(content=part.text))
+        fields = _part_fields(part.provider_metadata)
+        signature = _ours(part.provider_metadata).get('signature')
+        builder.add(ThinkingPart(content=part.text, signature=signature, **fields))
     elif isinstance(part, _TOOL_PART_TYPES) or isinstance(part, DynamicToolUIPart):
         _load_tool_part(builder, part)
     elif isinstance(part, ToolUIPart):
@@ -331,7 +334,8 @@ def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
 
 def _load_tool_part(builder: MessagesBuilder, part: ToolUIPart | DynamicToolUIPart) -> None:
     name = _tool_name(part)
-    builder.add(ToolCallPart(tool_name=name, args=_args(part.input), tool_call_id=part.tool_call_id))
+    fields = _part_fields(part.call_provider_metadata)
+    builder.add(ToolCallPart(tool_name=name, args=_args(part.input), tool_call_id=part.tool_call_id, **fields))
     if isinstance(part, ToolOutputAvailablePart | DynamicToolOutputAvailablePart):
         builder.add(ToolReturnPart(tool_name=name, content=part.output, tool_call_id=part.tool_call_id))
     elif isinstance(part, ToolOutputErrorPart | DynamicToolOutputErrorPart):
@@ -339,6 +343,28 @@ def _load_tool_part(builder: MessagesBuilder, part: ToolUIPart | DynamicToolUIPa
     elif isinstance(part, ToolOutputDeniedPart | DynamicToolOutputDeniedPart):
         message = part.approval.reason or ToolDenied().message
         builder.add(ToolReturnPart(tool_name=name, content=message, tool_call_id=part.tool_call_id))
+
+
+def _provider_metadata(part: TextPart | ThinkingPart | ToolCallPart) -> ProviderMetadata | None:
+    """The part's id, signature, provider name and details under `pydantic_ai`, as upstream dumps them."""
+    fields = {
+        'id': part.id,
+        'signature': part.signature if isinstance(part, ThinkingPart) else None,
+        'provider_name': part.provider_name,
+        'provider_details': part.provider_details,
+    }
+    present = {key: value for key, value in fields.items() if value is not None}
+    return {'pydantic_ai': present} if present else None
+
+
+def _ours(metadata: ProviderMetadata | None) -> dict[str, Any]:
+    return (metadata or {}).get('pydantic_ai') or {}
+
+
+def _part_fields(metadata: ProviderMetadata | None) -> dict[str, Any]:
+    """The id, provider name and details that `_provider_metadata` put in a part's metadata."""
+    ours = _ours(metadata)
+    return {key: ours[key] for key in ('id', 'provider_name', 'provider_details') if key in ours}
 
 
 def _dump_request(message: ModelRequest) -> list[UIMessage]:
@@ -350,6 +376,9 @@ def _dump_request(message: ModelRequest) -> list[UIMessage]:
         elif isinstance(part, UserPromptPart):
             items = [part.content] if isinstance(part.content, str) else part.content
             user.extend(p for item in items if (p := _dump_user_item(item)) is not None)
+        elif isinstance(part, RetryPromptPart) and part.tool_name is None:
+            # Feedback on the output (not on a tool call) is what the model was told, as a user message.
+            user.append(TextUIPart(text=part.model_response(), state='done'))
     ui: list[UIMessage] = []
     if system:
         ui.append(UIMessage(id=str(uuid4()), role='system', parts=system))
@@ -368,19 +397,35 @@ def _dump_user_item(item: UserContent) -> UIMessagePart | None:
     return None
 
 
+def _join_texts(
+    parts: Sequence[TextPart | ThinkingPart | ToolCallPart],
+) -> list[TextPart | ThinkingPart | ToolCallPart]:
+    """Consecutive text parts as one, as upstream dumps them (keeping the first one's id and provider fields)."""
+    joined: list[TextPart | ThinkingPart | ToolCallPart] = []
+    for part in parts:
+        previous = joined[-1] if joined else None
+        if isinstance(part, TextPart) and isinstance(previous, TextPart):
+            joined[-1] = replace(previous, content=previous.content + part.content)
+        else:
+            joined.append(part)
+    return joined
+
+
 def _dump_response_part(
     part: TextPart | ThinkingPart | ToolCallPart,
     results: Mapping[str, ToolReturnPart | RetryPromptPart],
     approvals: Mapping[str, ToolApproval],
 ) -> UIMessagePart:
+    metadata = _provider_metadata(part)
     if isinstance(part, TextPart):
-        return TextUIPart(text=part.content, state='done')
+        return TextUIPart(text=part.content, state='done', provider_metadata=metadata)
     if isinstance(part, ThinkingPart):
-        return ReasoningUIPart(text=part.content, state='done')
+        return ReasoningUIPart(text=part.content, state='done', provider_metadata=metadata)
     common: dict[str, Any] = {
         'tool_name': part.tool_name,
         'tool_call_id': part.tool_call_id,
         'input': part.args_as_json_str(),
+        'call_provider_metadata': metadata,
     }
     result = results.get(part.tool_call_id)
     approval = approvals.get(part.tool_call_id)
