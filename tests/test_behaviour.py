@@ -710,3 +710,62 @@ async def test_instructions_are_made_when_the_request_is_built():
                 seen.append(node.request.instructions)
     assert calls == ['instructions 0', 'system prompt', 'instructions 1']
     assert seen == ['Static.\n\nDynamic.', 'Static.\n\nDynamic.']
+
+
+async def test_adjacent_responses_of_a_model_stay_apart():
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('hi')]),
+        ModelResponse(parts=[TextPart('a')], model_name='m'),
+        ModelResponse(parts=[TextPart('b')], model_name='m'),
+        ModelResponse(parts=[TextPart('c')]),
+        ModelResponse(parts=[TextPart('d')], finish_reason='stop'),
+    ]
+    model = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('done')]))
+    result = await Agent(model).run('next', message_history=history)
+    assert [[getattr(p, 'content', None) for p in m.parts] for m in result.all_messages()[1:4]] == [
+        ['a'],
+        ['b'],
+        ['c', 'd'],
+    ]
+
+
+async def test_merged_request_fields_and_part_order():
+    sent: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent.append(messages)
+        return ModelResponse(parts=[TextPart('done')])
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('hi')]),
+        ModelResponse(parts=[ToolCallPart('t', {}, 't1'), ToolCallPart('u', {}, 'u1')]),
+        ModelRequest(parts=[UserPromptPart('extra')], instructions='Old.', run_id='r1'),
+        ModelRequest(
+            parts=[RetryPromptPart('again', tool_name='u', tool_call_id='u1'), ToolReturnPart('t', 1, 't1')],
+            run_id='r2',
+        ),
+    ]
+    result = await Agent(FunctionModel(respond)).run('next', message_history=history)
+    assert result.all_messages()[2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(content='again', tool_name='u', tool_call_id='u1', timestamp=IS_NOW),
+                ToolReturnPart(tool_name='t', content=1, tool_call_id='t1', timestamp=IS_NOW),
+                UserPromptPart(content='extra', timestamp=IS_NOW),
+            ],
+            instructions='Old.',
+        )
+    )
+    assert len(sent[0]) == 3
+    assert sent[0][2] == snapshot(
+        ModelRequest(
+            parts=[
+                RetryPromptPart(content='again', tool_name='u', tool_call_id='u1', timestamp=IS_NOW),
+                ToolReturnPart(tool_name='t', content=1, tool_call_id='t1', timestamp=IS_NOW),
+                UserPromptPart(content='extra', timestamp=IS_NOW),
+                UserPromptPart(content='next', timestamp=IS_NOW),
+            ],
+            timestamp=IS_NOW,
+            instructions='Old.',
+        )
+    )

@@ -246,6 +246,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             if isinstance(history[-1], ModelRequest):
                 if resend:
                     parts.extend(cast(ModelRequest, history.pop()).parts)
+                    # The request sent in its place may now merge with one before it.
+                    ctx.state.history_has_adjacent_requests = any(isinstance(m, ModelRequest) for m in history[-1:])
                 else:
                     # It stays a message of its own; the model sees it merged with the new one.
                     ctx.state.history_has_adjacent_requests = True
@@ -336,7 +338,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.usage_limits.check_before_request(state.usage)
         params = _request_parameters(deps)
         settings, params = deps.model.prepare_request(deps.model_settings, params)
-        messages = state.message_history
+        # The model gets a list of its own, so that what it keeps of it does not change as the run goes on.
+        messages = list(state.message_history)
         if state.history_has_adjacent_requests:
             messages = merge_adjacent_messages(messages)
         return messages, settings, params
@@ -599,26 +602,43 @@ def _next_request(parts: list[ModelRequestPart], state: GraphAgentState) -> Mode
 
 
 def merge_adjacent_messages(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """The messages with each run of adjacent responses, and of adjacent requests, merged into one message.
+    """The messages with each run of adjacent requests, and of adjacent responses, merged into one message.
 
-    Requests merge only when at most one of them has instructions, or both have the same; the merged request
-    keeps them. A model then always sees requests and responses take turns, as upstream sends them.
+    As upstream: requests merge when at most one of them has instructions, or both have the same; the merged
+    request keeps them, has the later timestamp, no run id, and its tool results and retry prompts before its
+    other parts.
+    Responses merge only when none of them names a model, a provider or a provider response id (responses a
+    model did not produce). The result is a new list: the messages given are not changed.
     """
     merged: list[ModelMessage] = []
     for message in messages:
         last = merged[-1] if merged else None
-        if isinstance(last, ModelResponse) and isinstance(message, ModelResponse):
+        if isinstance(last, ModelResponse) and isinstance(message, ModelResponse) and _unattributed(last, message):
             merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
         elif isinstance(last, ModelRequest) and isinstance(message, ModelRequest) and _can_merge(last, message):
-            instructions = message.instructions if message.instructions is not None else last.instructions
-            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts], instructions=instructions)
+            merged[-1] = _merge_requests(last, message)
         else:
             merged.append(message)
     return merged
 
 
+def _merge_requests(first: ModelRequest, second: ModelRequest) -> ModelRequest:
+    parts = sorted(
+        [*first.parts, *second.parts], key=lambda part: not isinstance(part, ToolReturnPart | RetryPromptPart)
+    )
+    return ModelRequest(
+        parts=parts,
+        instructions=second.instructions if second.instructions is not None else first.instructions,
+        timestamp=second.timestamp or first.timestamp,
+    )
+
+
 def _can_merge(first: ModelRequest, second: ModelRequest) -> bool:
     return first.instructions is None or second.instructions is None or first.instructions == second.instructions
+
+
+def _unattributed(*responses: ModelResponse) -> bool:
+    return all(r.model_name is None and r.provider_name is None and r.provider_response_id is None for r in responses)
 
 
 @asynccontextmanager
