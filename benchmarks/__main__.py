@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from . import compare, deferred, handler, mcp, streaming
+from . import compare, deferred, handler, mcp, reliability, streaming
 
 STEP_COUNTS = (20, 200, 2000)
 TOTAL_STEPS_PER_SAMPLE = 2000
@@ -87,6 +87,11 @@ def main() -> None:
     print('resumed run, 20 approved calls sleeping 50 ms each (1000 ms if run one after another):')
     print(f'  async tools: {deferred.resumed_20_approved_ms():.0f} ms')
     print(f'  sync tools (worker threads): {deferred.resumed_20_approved_ms(sync_tool=True):.0f} ms')
+    print(f'{reliability.RUNS} concurrent runs, a handler approving {reliability.CALLS_PER_RUN} calls each:')
+    print(f'  {reliability.concurrent_runs_ms():.0f} ms (no result crossed)')
+    print('cancellation latency while the handler waits (median of 20):')
+    print(f'  async handler, from the cancellation: {reliability.cancellation_latency_ms(sync=False):.2f} ms')
+    print(f'  sync handler, from its thread returning: {reliability.cancellation_latency_ms(sync=True):.2f} ms')
     mcp.main()
     print()
     compare.main()

@@ -47,6 +47,12 @@ pytestmark = pytest.mark.anyio
 SECRET = 'test-secret'
 
 
+@pytest.fixture(autouse=True)
+def approval_secret_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that give no `approval_secret` sign with this one, not with a per-process secret and its warning."""
+    monkeypatch.setenv('PYDANTIC_AI_APPROVAL_SECRET', 'env-secret')
+
+
 def user(text: str) -> dict[str, Any]:
     return {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': text}]}
 

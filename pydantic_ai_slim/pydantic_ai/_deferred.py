@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+import anyio.lowlevel
+
 from . import _utils
 from ._run_context import RunContext
 from ._tool_calls import (
@@ -71,6 +73,7 @@ __all__ = (
     'NestedResults',
     'Resolution',
     'check_answers',
+    'check_handler',
     'check_resume',
     'handle_deferred',
     'match_deferred',
@@ -173,6 +176,18 @@ def _nested_results(call_id: str, results: DeferredToolResults) -> DeferredToolR
     return nested if nested.calls or nested.approvals else None
 
 
+def _check_approval_values(results: DeferredToolResults) -> None:
+    """Refuse an approval that is not a `bool`, `ToolApproved` or `ToolDenied`, before any call of the batch runs."""
+    for call_id, approval in results.approvals.items():
+        # The results come from user code (a handler, a deserialised form), whose values are not checked at run time.
+        if not isinstance(approval, bool | ToolApproved | ToolDenied):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(
+                f'The approval for tool call {call_id!r} must be `True`, `False`, `ToolApproved(...)` or '
+                f'`ToolDenied(...)`, not {approval!r}: set `DeferredToolResults.approvals[{call_id!r}]` to one of '
+                'those.'
+            )
+
+
 def _incomplete(expected: set[str], got: set[str]) -> UserError:
     return UserError(
         f'Tool call results need to be provided for all deferred tool calls. Expected: {expected}, got: {got}'
@@ -211,11 +226,17 @@ def _check_answers(expected: dict[str, str], results: DeferredToolResults) -> No
     got = {*results.calls, *results.approvals}
     if got != set(expected):
         raise _incomplete(set(expected), got)
+    _check_approval_values(results)
     for call_id, kind in expected.items():
         if kind == 'external' and call_id in results.approvals and call_id not in results.calls:
             raise UserError(
                 f'Tool call {call_id!r} is an external call: give its result in `DeferredToolResults.calls`, '
                 'not an approval.'
+            )
+        if kind == 'external' and call_id in results.approvals:
+            raise UserError(
+                f'Tool call {call_id!r} is an external call, which cannot be approved or denied: remove it from '
+                '`DeferredToolResults.approvals` and give only its result, in `DeferredToolResults.calls`.'
             )
         if kind == 'unapproved' and call_id in results.calls:
             raise UserError(
@@ -304,6 +325,7 @@ def check_resume(
         raise UserError(
             'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
         )
+    _check_approval_values(results)
     expected = [call.tool_call_id for call in response.tool_calls]
     given = [_call_id_of(key, expected) for key in [*results.approvals, *results.calls]]
     for call_id in given:
@@ -379,6 +401,21 @@ def _resume_rank(call: ToolCallPart, deps: GraphAgentDeps[Any, Any]) -> int:
 # The deferred tool handler.
 
 
+def check_handler(handler: DeferredToolHandler[Any] | None) -> DeferredToolHandler[Any] | None:
+    """Return `handler` if it is a callable or `None`.
+
+    Raises:
+        TypeError: If it is anything else, so that a wrong value fails where it is given, not in the run.
+    """
+    # The value comes from user code, whose type is not checked at run time.
+    if handler is not None and not callable(handler):
+        raise TypeError(
+            '`deferred_tool_handler` must be a function taking `(ctx, requests)` and returning '
+            f'`DeferredToolResults` (sync or async), or `None`; got {handler!r}.'
+        )
+    return handler
+
+
 async def handle_deferred(batch: ToolCallBatch, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
     """Have the run's deferred tool handler answer the batch's deferred calls, and resolve them into the batch.
 
@@ -406,6 +443,10 @@ async def _ask(
     handler: DeferredToolHandler[Any], ctx: RunContext[Any], requests: DeferredToolRequests
 ) -> DeferredToolResults:
     # A sync handler may block (on `input()`, say): it runs in a worker thread, so the event loop carries on.
+    # The thread cannot be interrupted, so an anyio cancellation (`move_on_after`, a cancelled task group) that
+    # arrives meanwhile waits for it to return; the checkpoint then raises it before anything of the answer is
+    # used, so no call of the batch runs. A native asyncio cancellation (`task.cancel()`, `asyncio.wait_for`)
+    # is raised at once and the thread's answer is dropped when it comes.
     results = (
         handler(ctx, requests)
         if _utils.is_async_callable(handler)
@@ -413,6 +454,7 @@ async def _ask(
     )
     if inspect.isawaitable(results):
         results = await results
+    await anyio.lowlevel.checkpoint_if_cancelled()
     # The handler is user code, whose return type is not checked at run time (a forgotten `return` gives `None`).
     if not isinstance(results, DeferredToolResults):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise UserError(

@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anyio
+import anyio.lowlevel
 
 from ._errors import ToolRetryError
 from ._tool_manager import current_parallel_execution_mode
@@ -314,6 +315,9 @@ async def execute_call(
     A retry becomes its retry prompt, `CallDeferred` / `ApprovalRequired` a deferral, and a result its tool
     return part (counted in the run's usage).
     """
+    # A cancellation that arrived while the loop waited on a worker thread (a sync handler or tool) is pending
+    # until the next checkpoint: raise it before the tool starts, never after.
+    await anyio.lowlevel.checkpoint_if_cancelled()
     try:
         result = await deps.tool_manager.handle_call(
             run_as or call,

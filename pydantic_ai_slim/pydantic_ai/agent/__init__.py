@@ -16,7 +16,7 @@ from typing import Any, overload
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
-from .. import _agent_graph, _output, _system_prompt, _utils, models
+from .. import _agent_graph, _deferred, _output, _system_prompt, _utils, models
 from .._agent_graph import (
     CallToolsNode,
     EndStrategy,
@@ -177,7 +177,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._model = None if model is None or defer_model_check else models.infer_model(model)
         self._model_spec = model
         self._event_stream_handler = event_stream_handler
-        self._deferred_tool_handler = deferred_tool_handler
+        self._deferred_tool_handler = _deferred.check_handler(deferred_tool_handler)
         self._name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
@@ -439,7 +439,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             instructions=run_instructions,
             validation_context=self._validation_context,
             event_stream_handler=event_stream_handler,
-            deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
+            deferred_tool_handler=_deferred.check_handler(deferred_tool_handler) or self._deferred_tool_handler,
             builtin_tools=[*self._builtin_tools, *(builtin_tools or [])],
             history_processors=self.history_processors,
         )

@@ -786,4 +786,9 @@ async def _hold_open(
     task = asyncio.create_task(hold())
     _held_runs.add(task)
     task.add_done_callback(_held_runs.discard)
-    return await entered, _HeldRun(loop, release, task)
+    try:
+        return await entered, _HeldRun(loop, release, task)
+    except asyncio.CancelledError:
+        # Cancelled (Ctrl-C) before the stream started: the run must not carry on when the loop next runs.
+        task.cancel()
+        raise

@@ -103,20 +103,20 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
     async def transform_stream(
         self, stream: AsyncIterator[NativeEvent], on_complete: OnCompleteFunc[EventT] | None = None
     ) -> AsyncIterator[EventT]:
-        """Turn the run's events into protocol events; an error of the run becomes the protocol's error events."""
+        """Turn the run's events into protocol events; a run's (or `on_complete`'s) error becomes error events."""
         async for event in self.before_stream():
             yield event
         try:
             async for native in stream:
                 async for event in self.handle_event(native):
                     yield event
-        except Exception as exc:
-            async for event in self.on_error(exc):
-                yield event
-        else:
             if on_complete is not None and self._result is not None:
                 async for event in _call_on_complete(on_complete, self._result):
                     yield event
+        except Exception as exc:
+            # An error of the run, or of `on_complete`, becomes the protocol's error events.
+            async for event in self.on_error(exc):
+                yield event
         async for event in self._turn_to(None):
             yield event
         async for event in self.after_stream():

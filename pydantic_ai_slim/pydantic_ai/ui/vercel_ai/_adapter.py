@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self, cast
 from uuid import uuid4
@@ -38,7 +38,7 @@ from ...tools import DeferredToolApprovalResult, DeferredToolResults, ToolDenied
 from .._adapter import UIAdapter, validation_error_response
 from .._event_stream import NativeEvent
 from .._messages_builder import MessagesBuilder
-from ._approval import ApprovalSigner
+from ._approval import ApprovalSigner, default_secret
 from ._event_stream import VercelAIEventStream
 from .request_types import (
     DynamicToolApprovalRequestedPart,
@@ -49,6 +49,7 @@ from .request_types import (
     DynamicToolOutputErrorPart,
     DynamicToolUIPart,
     FileUIPart,
+    ProviderMetadata,
     ReasoningUIPart,
     RegenerateMessage,
     RequestData,
@@ -99,8 +100,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
     """Answers `useChat` requests: loads the UI messages, runs the agent and streams the UI message chunks.
 
     With `tool_approval=True`, a run that ends with `DeferredToolRequests` asks the user to approve each call
-    (`tool-approval-request` chunks), and the answers the next request carries resume the run. With an
-    `approval_secret`, approval ids are bound to the call and its arguments, and answers that do not match are
+    (`tool-approval-request` chunks), and the answers the next request carries resume the run. Approval ids are
+    signed with a server secret, binding each to its call and the call's arguments: answers that do not match are
     refused without running anything.
     """
 
@@ -108,7 +109,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
     tool_approval: bool = False
     """Whether to ask for approvals in the stream and read the answers from follow-up requests."""
     approval_secret: str | bytes | None = None
-    """The server secret that signs approval ids; `None` issues random ids and trusts the client's answers."""
+    """The server secret that signs approval ids; `None` uses `$PYDANTIC_AI_APPROVAL_SECRET`, else a random secret
+    made once per process (with a warning: approvals then do not survive a restart or span worker processes)."""
 
     def __post_init__(self) -> None:
         if self.tool_approval and self.deferred_tool_results is None:
@@ -177,6 +179,8 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
 
     @cached_property
     def _signer(self) -> ApprovalSigner:
+        if self.approval_secret is None and self.tool_approval:
+            return ApprovalSigner(default_secret())
         return ApprovalSigner.from_secret(self.approval_secret)
 
     @cached_property
@@ -322,9 +326,11 @@ def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
     if _load_provider_part(builder, part):
         return
     if isinstance(part, TextUIPart):
-        builder.add(TextPart(content=part.text))
+        builder.add(TextPart(content=part.text, **_part_fields(part.provider_metadata)))
     elif isinstance(part, ReasoningUIPart):
-        builder.add(ThinkingPart(content=part.text))
+        fields = _part_fields(part.provider_metadata)
+        signature = _ours(part.provider_metadata).get('signature')
+        builder.add(ThinkingPart(content=part.text, signature=signature, **fields))
     elif isinstance(part, _TOOL_PART_TYPES) or isinstance(part, DynamicToolUIPart):
         _load_tool_part(builder, part)
     elif isinstance(part, ToolUIPart):
@@ -334,7 +340,8 @@ def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
 
 def _load_tool_part(builder: MessagesBuilder, part: ToolUIPart | DynamicToolUIPart) -> None:
     name = _tool_name(part)
-    builder.add(ToolCallPart(tool_name=name, args=_args(part.input), tool_call_id=part.tool_call_id))
+    fields = _part_fields(part.call_provider_metadata)
+    builder.add(ToolCallPart(tool_name=name, args=_args(part.input), tool_call_id=part.tool_call_id, **fields))
     if isinstance(part, ToolOutputAvailablePart | DynamicToolOutputAvailablePart):
         builder.add(ToolReturnPart(tool_name=name, content=part.output, tool_call_id=part.tool_call_id))
     elif isinstance(part, ToolOutputErrorPart | DynamicToolOutputErrorPart):
@@ -342,6 +349,28 @@ def _load_tool_part(builder: MessagesBuilder, part: ToolUIPart | DynamicToolUIPa
     elif isinstance(part, ToolOutputDeniedPart | DynamicToolOutputDeniedPart):
         message = part.approval.reason or ToolDenied().message
         builder.add(ToolReturnPart(tool_name=name, content=message, tool_call_id=part.tool_call_id))
+
+
+def _provider_metadata(part: TextPart | ThinkingPart | ToolCallPart) -> ProviderMetadata | None:
+    """The part's id, signature, provider name and details under `pydantic_ai`, as upstream dumps them."""
+    fields = {
+        'id': part.id,
+        'signature': part.signature if isinstance(part, ThinkingPart) else None,
+        'provider_name': part.provider_name,
+        'provider_details': part.provider_details,
+    }
+    present = {key: value for key, value in fields.items() if value is not None}
+    return {'pydantic_ai': present} if present else None
+
+
+def _ours(metadata: ProviderMetadata | None) -> dict[str, Any]:
+    return (metadata or {}).get('pydantic_ai') or {}
+
+
+def _part_fields(metadata: ProviderMetadata | None) -> dict[str, Any]:
+    """The id, provider name and details that `_provider_metadata` put in a part's metadata."""
+    ours = _ours(metadata)
+    return {key: ours[key] for key in ('id', 'provider_name', 'provider_details') if key in ours}
 
 
 def _dump_request(message: ModelRequest) -> list[UIMessage]:
@@ -353,6 +382,9 @@ def _dump_request(message: ModelRequest) -> list[UIMessage]:
         elif isinstance(part, UserPromptPart):
             items = [part.content] if isinstance(part.content, str) else part.content
             user.extend(p for item in items if (p := _dump_user_item(item)) is not None)
+        elif isinstance(part, RetryPromptPart) and part.tool_name is None:
+            # Feedback on the output (not on a tool call) is what the model was told, as a user message.
+            user.append(TextUIPart(text=part.model_response(), state='done'))
     ui: list[UIMessage] = []
     if system:
         ui.append(UIMessage(id=str(uuid4()), role='system', parts=system))
@@ -371,19 +403,33 @@ def _dump_user_item(item: UserContent) -> UIMessagePart | None:
     return None
 
 
+def _join_texts(parts: Sequence[ModelResponsePart]) -> list[ModelResponsePart]:
+    """Consecutive text parts as one, as upstream dumps them (keeping the first one's id and provider fields)."""
+    joined: list[ModelResponsePart] = []
+    for part in parts:
+        previous = joined[-1] if joined else None
+        if isinstance(part, TextPart) and isinstance(previous, TextPart):
+            joined[-1] = replace(previous, content=previous.content + part.content)
+        else:
+            joined.append(part)
+    return joined
+
+
 def _dump_response_part(
     part: TextPart | ThinkingPart | ToolCallPart,
     results: Mapping[str, ToolReturnPart | RetryPromptPart],
     approvals: Mapping[str, ToolApproval],
 ) -> UIMessagePart:
+    metadata = _provider_metadata(part)
     if isinstance(part, TextPart):
-        return TextUIPart(text=part.content, state='done')
+        return TextUIPart(text=part.content, state='done', provider_metadata=metadata)
     if isinstance(part, ThinkingPart):
-        return ReasoningUIPart(text=part.content, state='done')
+        return ReasoningUIPart(text=part.content, state='done', provider_metadata=metadata)
     common: dict[str, Any] = {
         'tool_name': part.tool_name,
         'tool_call_id': part.tool_call_id,
         'input': part.args_as_json_str(),
+        'call_provider_metadata': metadata,
     }
     result = results.get(part.tool_call_id)
     approval = approvals.get(part.tool_call_id)
@@ -411,7 +457,7 @@ def _dump_response_parts(
     returns = {part.tool_call_id: part for part in parts if isinstance(part, BuiltinToolReturnPart)}
     calls = {part.tool_call_id for part in parts if isinstance(part, BuiltinToolCallPart)}
     dumped: list[UIMessagePart] = []
-    for part in parts:
+    for part in _join_texts(parts):
         if isinstance(part, BuiltinToolCallPart):
             dumped.append(_dump_builtin_call(part, returns.get(part.tool_call_id)))
         elif isinstance(part, BuiltinToolReturnPart):

@@ -5,7 +5,8 @@ call's arguments as canonical JSON (sorted keys, no spaces), laid out as the AI 
 signatures (newline-separated fields, base64url without padding). The id carries the HMAC itself because early v6
 clients refuse the SDK's later `signature` chunk key. The client echoes the id back with the user's answer; the
 server recomputes it from the call the client sent, so an approval for a call the server never asked about, or for
-arguments changed on the way, does not verify. Without a secret, ids are random and the client is trusted.
+arguments changed on the way, does not verify. Without a secret, ids are random and the client is trusted; the adapter
+never does that with `tool_approval=True`: it falls back on `default_secret()`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,46 @@ import base64
 import hashlib
 import hmac
 import json
+import os
+import secrets
+import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any
 from uuid import uuid4
 
-__all__ = ('ApprovalSigner', 'canonical_json')
+__all__ = ('SECRET_ENV', 'ApprovalSigner', 'canonical_json', 'default_secret')
 
 _PREFIX = 'aprv_'
+
+SECRET_ENV = 'PYDANTIC_AI_APPROVAL_SECRET'
+"""The environment variable that holds the approval secret when the adapter is not given one."""
+
+_process_secret: list[bytes] = []
+_process_secret_lock = threading.Lock()
+
+
+def default_secret() -> bytes:
+    """The secret to sign approvals with when none is given: `$PYDANTIC_AI_APPROVAL_SECRET`, else one per process.
+
+    The per-process secret is made (with a warning) the first time it is needed. Approvals signed with it are
+    refused by any other process, including this server after a restart and the other workers of a deployment.
+    """
+    from_env = os.environ.get(SECRET_ENV)
+    if from_env:
+        return from_env.encode()
+    with _process_secret_lock:
+        if not _process_secret:
+            _process_secret.append(secrets.token_bytes(32))
+            warnings.warn(
+                f'No approval secret is set, so tool approvals are signed with a random secret made for this process: '
+                f'approvals given before a restart, or sent to another worker process, will be refused. Set the '
+                f'`{SECRET_ENV}` environment variable to the same secret value in every worker (or pass '
+                f'`approval_secret=` to the adapter) to keep them valid.',
+                UserWarning,
+                stacklevel=2,
+            )
+        return _process_secret[0]
 
 
 def canonical_json(value: Any) -> str:

@@ -123,6 +123,10 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         last_response = next((m for m in reversed(result.all_messages()) if isinstance(m, ModelResponse)), None)
         if last_response is not None and last_response.finish_reason is not None:
             self._finish_reason = _FINISH_REASONS.get(last_response.finish_reason)
+        final = self._final_result_event
+        if final is not None and final.tool_call_id is not None:
+            # The output tool's call is answered too, as the history records it.
+            yield ToolOutputAvailableChunk(tool_call_id=final.tool_call_id, output='Final result processed.')
         if self.tool_approval and isinstance(result.output, DeferredToolRequests):
             for call in result.output.approvals:
                 approval_id = self.approval_signer.issue(call.tool_name, call.tool_call_id, call.args_as_dict())
@@ -150,12 +154,12 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def handle_thinking_start(
         self, part: ThinkingPart, follows_thinking: bool = False
     ) -> AsyncIterator[BaseChunk]:
-        """Reasoning starts."""
-        if not (follows_thinking and self._reasoning_id):
-            self._reasoning_id = str(uuid4())
-            yield ReasoningStartChunk(id=self._reasoning_id)
+        """Reasoning starts: each thinking part is a reasoning block of its own, as upstream."""
+        self._reasoning_id = str(uuid4())
+        metadata = _provider_metadata(part)
+        yield ReasoningStartChunk(id=self._reasoning_id, provider_metadata=metadata)
         if part.content:
-            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=part.content)
+            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=part.content, provider_metadata=metadata)
 
     async def handle_thinking_delta(self, delta: ThinkingPartDelta) -> AsyncIterator[BaseChunk]:
         """More reasoning."""
@@ -165,10 +169,9 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def handle_thinking_end(
         self, part: ThinkingPart, followed_by_thinking: bool = False
     ) -> AsyncIterator[BaseChunk]:
-        """Reasoning ends unless more follows."""
-        if not followed_by_thinking:
-            yield ReasoningEndChunk(id=self._reasoning_id)
-            self._reasoning_id = ''
+        """Reasoning ends, with the part's provider metadata (its signature, say) now that it is complete."""
+        yield ReasoningEndChunk(id=self._reasoning_id, provider_metadata=_provider_metadata(part))
+        self._reasoning_id = ''
 
     async def handle_tool_call_start(self, part: ToolCallPart) -> AsyncIterator[BaseChunk]:
         """A tool call starts, with the arguments received so far."""
@@ -238,6 +241,18 @@ def _builtin_provider_metadata(part: BuiltinToolCallPart) -> dict[str, Any] | No
     details = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
     details = {key: value for key, value in details.items() if value is not None}
     return {'pydantic_ai': details} if details else None
+
+
+def _provider_metadata(part: TextPart | ThinkingPart | ToolCallPart) -> dict[str, dict[str, Any]] | None:
+    """The part's id, signature, provider name and details under `pydantic_ai`, as upstream sends them."""
+    fields = {
+        'id': part.id,
+        'signature': part.signature if isinstance(part, ThinkingPart) else None,
+        'provider_name': part.provider_name,
+        'provider_details': part.provider_details,
+    }
+    present = {key: value for key, value in fields.items() if value is not None}
+    return {'pydantic_ai': present} if present else None
 
 
 def _input(part: ToolCallPart) -> Any:

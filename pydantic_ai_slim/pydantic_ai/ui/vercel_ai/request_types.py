@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, SerializerFunctionWrapHandler, Tag, model_serializer
 from pydantic.alias_generators import to_camel
 
 __all__ = (
@@ -60,6 +60,18 @@ class CamelBaseModel(BaseModel):
 
 class BaseUIPart(CamelBaseModel, ABC):
     """Base class of the parts of a UI message."""
+
+
+_UNSET_ONLY_KEYS = frozenset({'title', 'providerExecuted', 'provider_executed', 'approval'})
+
+
+class _DynamicToolPart(BaseUIPart, ABC):
+    """A dynamic tool part dumps `title`, `providerExecuted` and `approval` only when set, as upstream's do."""
+
+    @model_serializer(mode='wrap')
+    def _drop_unset_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {key: value for key, value in dumped.items() if value is not None or key not in _UNSET_ONLY_KEYS}
 
 
 class TextUIPart(BaseUIPart):
@@ -342,7 +354,7 @@ ToolUIPart: TypeAlias = (
 """A call of a tool the page knows by name, in any state."""
 
 
-class DynamicToolInputStreamingPart(BaseUIPart):
+class DynamicToolInputStreamingPart(_DynamicToolPart):
     """A call of a tool the page does not know statically, whose input is still streaming."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -365,7 +377,7 @@ class DynamicToolInputStreamingPart(BaseUIPart):
     """No approval yet."""
 
 
-class DynamicToolInputAvailablePart(BaseUIPart):
+class DynamicToolInputAvailablePart(_DynamicToolPart):
     """A dynamic tool call whose input is complete and that has no result yet."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -388,7 +400,7 @@ class DynamicToolInputAvailablePart(BaseUIPart):
     """No approval yet."""
 
 
-class DynamicToolApprovalRequestedPart(BaseUIPart):
+class DynamicToolApprovalRequestedPart(_DynamicToolPart):
     """A dynamic tool call that waits for the user's approval."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -411,7 +423,7 @@ class DynamicToolApprovalRequestedPart(BaseUIPart):
     """The pending approval."""
 
 
-class DynamicToolApprovalRespondedPart(BaseUIPart):
+class DynamicToolApprovalRespondedPart(_DynamicToolPart):
     """A dynamic tool call the user approved or denied, whose result the server has not sent yet."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -434,7 +446,7 @@ class DynamicToolApprovalRespondedPart(BaseUIPart):
     """The user's answer."""
 
 
-class DynamicToolOutputAvailablePart(BaseUIPart):
+class DynamicToolOutputAvailablePart(_DynamicToolPart):
     """A dynamic tool call with its result."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -461,7 +473,7 @@ class DynamicToolOutputAvailablePart(BaseUIPart):
     """The approval the call ran under, if it needed one."""
 
 
-class DynamicToolOutputErrorPart(BaseUIPart):
+class DynamicToolOutputErrorPart(_DynamicToolPart):
     """A dynamic tool call that failed."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
@@ -486,7 +498,7 @@ class DynamicToolOutputErrorPart(BaseUIPart):
     """The approval the call ran under, if it needed one."""
 
 
-class DynamicToolOutputDeniedPart(BaseUIPart):
+class DynamicToolOutputDeniedPart(_DynamicToolPart):
     """A dynamic tool call the user denied."""
 
     type: Literal['dynamic-tool'] = 'dynamic-tool'
