@@ -19,7 +19,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from pydantic_graph import BaseNode, End, Graph, GraphRunContext
 from typing_extensions import TypeVar
 
-from . import _deferred, _utils
+from . import _deferred, _otel, _utils
 from ._errors import ToolRetryError
 from ._output import OutputSchema, OutputValidator
 from ._run_context import RunContext
@@ -48,6 +48,7 @@ from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResult
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
+    from .models.instrumented import InstrumentationSettings
     from .run import AgentRun
 
 __all__ = (
@@ -125,6 +126,8 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
     deferred_tool_handler: DeferredToolHandler[DepsT] | None = None
     """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
+    instrumentation: InstrumentationSettings | None = None
+    """When set, the run's tool calls and deferred-call decisions are traced (see `_otel`)."""
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -595,6 +598,7 @@ async def _complete_streamed_response(
     state = ctx.state
     node._result = node._finish(ctx, response, request_counted=True)
     output = await stream.get_output()
+    _otel.record_streamed_output(ctx.deps.instrumentation, output)
     final = stream._raw_stream_response.final_result_event
     assert final is not None, 'a streamed run ends at a final result'
     calls = response.tool_calls

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from . import _otel
 from ._errors import ToolRetryError
 from .exceptions import ApprovalRequired, CallDeferred, UserError
 from .messages import (
@@ -225,7 +226,8 @@ async def _run_function_calls(
     deps.usage_limits.check_before_tool_call(projected)
     raised: dict[int, DeferredCall] = {}
     jobs = [partial(_run_function_call, batch, index, call, state, deps, raised) for index, call in calls]
-    await run_concurrently(jobs, sequential=any_sequential(deps, [call for _, call in calls]))
+    with _otel.tools_span(deps.instrumentation, [call for _, call in calls]):
+        await run_concurrently(jobs, sequential=any_sequential(deps, [call for _, call in calls]))
     batch.deferred.extend(raised[i] for i in sorted(raised))
 
 
@@ -305,13 +307,14 @@ async def execute_call(
     return part (counted in the run's usage).
     """
     try:
-        result = await deps.tool_manager.handle_call(
+        handling = deps.tool_manager.handle_call(
             run_as or call,
             approved=approved,
             metadata=metadata,
             context=context,
             deferred_tool_results=deferred_tool_results,
         )
+        result = await _otel.call_tool(deps.instrumentation, run_as or call, handling)
     except ToolRetryError as e:
         return CallOutcome(e.tool_retry)
     except (CallDeferred, ApprovalRequired) as e:

@@ -27,9 +27,14 @@ import pydantic_core
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from typing_extensions import TypeAliasType, dataclass_transform, deprecated
 
-from . import _utils
+from . import _otel_messages, _utils
 from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
+
+if TYPE_CHECKING:
+    from opentelemetry._logs import LogRecord
+
+    from .models.instrumented import InstrumentationSettings
 
 __all__ = (
     'AgentStreamEvent',
@@ -575,6 +580,14 @@ class SystemPromptPart:
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
+
 
 @dataclass(repr=False)
 class UserPromptPart:
@@ -589,6 +602,14 @@ class UserPromptPart:
     """Type discriminator."""
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 @dataclass(repr=False)
@@ -634,6 +655,14 @@ class ToolReturnPart(BaseToolReturnPart):
     _: KW_ONLY
     part_kind: Literal['tool-return'] = 'tool-return'
     """Type discriminator."""
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 @dataclass(repr=False)
@@ -688,6 +717,14 @@ class RetryPromptPart:
         return f'{description}\n\nFix the errors and try again.'
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 ModelRequestPart: TypeAlias = Annotated[
@@ -911,6 +948,14 @@ class ModelResponse:
         return self.provider_response_id
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_events(self, settings: InstrumentationSettings) -> list[LogRecord]:
+        """The response as GenAI events (an assistant message), for instrumentation version 1."""
+        return _otel_messages.response_events(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The response as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.response_message_parts(self, settings)
 
 
 ModelMessage: TypeAlias = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]

@@ -10,13 +10,13 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, context
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType, NoneType
-from typing import Any, Generic, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
 
 import anyio
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
-from .. import _agent_graph, _output, _system_prompt, _utils, models
+from .. import _agent_graph, _otel, _output, _system_prompt, _utils, models
 from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
 from .._tool_manager import ToolManager
 from ..exceptions import UserError
@@ -42,6 +42,9 @@ from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
 from ..toolsets.function import FunctionToolset
 from ..usage import RunUsage, UsageLimits
+
+if TYPE_CHECKING:
+    from ..models.instrumented import InstrumentationSettings
 
 __all__ = (
     'Agent',
@@ -89,6 +92,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     model_settings: ModelSettings | None
     """Default model settings for the agent's runs."""
 
+    instrument: InstrumentationSettings | bool | None
+    """How the agent's runs are traced with OpenTelemetry; `None` follows `Agent.instrument_all`."""
+
+    _instrument_default: ClassVar[InstrumentationSettings | bool] = False
     _model: models.Model | None = field(repr=False)
     _overrides: ContextVar[_Overrides | None] = field(repr=False)
 
@@ -110,6 +117,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
+        instrument: InstrumentationSettings | bool | None = None,
         metadata: dict[str, Any] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         tool_timeout: float | None = None,
@@ -134,6 +142,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             toolsets: Extra toolsets.
             defer_model_check: Resolve the model at run time rather than now.
             end_strategy: What to do with other tool calls once an output tool gave the final result.
+            instrument: Trace the agent's runs with OpenTelemetry: `True` with the global providers, or
+                `InstrumentationSettings`; `None` follows `Agent.instrument_all`.
             metadata: Metadata given to runs as `ctx.metadata`.
             event_stream_handler: Receives the events of runs made with `run`, `run_sync` and `run_stream`,
                 unless the run is given its own.
@@ -165,12 +175,18 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._prepare_tools = prepare_tools
         self._user_toolsets: list[AbstractToolset[AgentDepsT]] = list(toolsets or [])
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
+        self.instrument = instrument
 
     def __repr__(self) -> str:
         return (
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
-            f'model_settings={self.model_settings!r}, output_type={self._output_type!r}, instrument=None)'
+            f'model_settings={self.model_settings!r}, output_type={self._output_type!r}, instrument={self.instrument!r})'
         )
+
+    @staticmethod
+    def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
+        """Trace the runs of every agent made without `instrument=` (`False` turns that off again)."""
+        Agent._instrument_default = instrument
 
     @property
     def model(self) -> models.Model | models.KnownModelName | str | None:
@@ -643,11 +659,30 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             system_prompt_dynamic_functions=self._system_prompt_dynamic_functions,
         )
         graph = _agent_graph.build_agent_graph(self.name)
+        instrumentation = _otel.settings_for(
+            self.instrument if self.instrument is not None else self._instrument_default
+        )
+        graph_deps.model = _otel.instrumented(run_model, instrumentation)
+        # An instrumented model traces as its own settings say, and so does the run.
+        graph_deps.instrumentation = instrumentation = _otel.settings_of(graph_deps.model, instrumentation)
         async with toolset:
-            # pydantic-graph types its `span` parameter with logfire's partly unknown span type.
-            graph_iter = graph.iter  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
-            async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
-                yield AgentRun(graph_run)
+            graph_iter = graph.iter
+            if instrumentation is None:
+                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                    yield AgentRun(graph_run)
+                return
+            with _otel.run_span(
+                instrumentation,
+                self.name or 'agent',
+                run_model.model_name,
+                history,
+                state.usage,
+                graph_deps.new_message_index,
+            ) as span:
+                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                    yield AgentRun(graph_run)
+                    if graph_run.result is not None:
+                        span.set_output(graph_run.result.output.output)
 
     def _resolve_model(self, model: models.Model | str | None, overrides: _Overrides) -> models.Model:
         if overrides.model is not None:
