@@ -12,6 +12,9 @@ import pytest
 PUBLIC_MODULES = [
     'pydantic_ai',
     'pydantic_ai.agent',
+    'pydantic_ai.agent.abstract',
+    'pydantic_ai.agent.wrapper',
+    'pydantic_ai.builtin_tools',
     'pydantic_ai.exceptions',
     'pydantic_ai.messages',
     'pydantic_ai.models',
@@ -90,6 +93,8 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.output': ['DeferredToolRequests', 'ToolOutput'],
     'pydantic_ai.toolsets': ['AbstractToolset', 'WrapperToolset', 'PrefixedToolset', 'RenamedToolset'],
     'pydantic_ai.agent': ['Agent', 'AgentRunResult', 'CallToolsNode', 'ModelRequestNode', 'UserPromptNode'],
+    'pydantic_ai.agent.abstract': ['AbstractAgent'],
+    'pydantic_ai.agent.wrapper': ['WrapperAgent'],
     'pydantic_ai.run': ['AgentRun', 'AgentRunResult', 'AgentRunResultEvent'],
     'pydantic_ai.result': ['StreamedRunResult', 'StreamedRunResultSync', 'AgentStream'],
     'pydantic_ai.models': ['Model', 'ModelRequestParameters', 'StreamedResponse', 'infer_model'],

@@ -58,7 +58,8 @@ from pydantic_ai import (
 )
 from pydantic_ai._errors import ToolRetryError
 from pydantic_ai._parts_manager import ModelResponsePartsManager
-from pydantic_ai.agent import EventStreamHandler, _HeldRun
+from pydantic_ai.agent import EventStreamHandler
+from pydantic_ai.agent.abstract import _HeldRun
 from pydantic_ai.messages import ModelResponseStreamEvent
 from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel

@@ -91,6 +91,8 @@ class GraphAgentState:
     """The id of the run."""
     history_has_adjacent_requests: bool = False
     """Whether two requests follow each other in the history, so the model must be sent a merged copy."""
+    metadata: dict[str, Any] | None = None
+    """The metadata of the run, computed when it starts and again when it ends."""
 
     def increment_retries(self, max_result_retries: int, error: BaseException | None = None) -> None:
         """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`."""
@@ -119,7 +121,6 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     tool_manager: ToolManager[DepsT]
     instructions: list[str | SystemPromptRunner[DepsT]]
     validation_context: Any = None
-    metadata: dict[str, Any] | None = None
     event_stream_handler: EventStreamHandler[DepsT] | None = None
     """When set, model requests are streamed and each node's events are passed to it."""
     tool_event_sink: Callable[[HandleResponseEvent], None] | None = None
@@ -140,7 +141,7 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
             validation_context=self.validation_context,
             run_step=state.run_step,
             run_id=state.run_id,
-            metadata=self.metadata,
+            metadata=state.metadata,
         )
 
     async def get_instructions(self, ctx: RunContext[DepsT]) -> str | None:

@@ -23,7 +23,7 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, SpanKind
     from opentelemetry.util.types import AttributeValue
 
+    from ._agent_graph import GraphAgentState
     from .messages import ModelMessage, ToolCallPart
     from .models import Model
     from .models.instrumented import InstrumentationSettings
@@ -154,6 +155,7 @@ class RunSpan:
     messages: list[ModelMessage]
     usage: RunUsage
     new_message_index: int
+    state: GraphAgentState | None = None
     output: Any = None
     has_output: bool = False
 
@@ -193,6 +195,10 @@ class RunSpan:
         if self.new_message_index:
             attributes['pydantic_ai.new_message_index'] = self.new_message_index
             properties['pydantic_ai.new_message_index'] = {}
+        metadata = self.state.metadata if self.state is not None else None
+        if metadata is not None:
+            attributes['metadata'] = _json(metadata)
+            properties['metadata'] = {'type': 'array'}
         attributes['logfire.json_schema'] = json.dumps({'type': 'object', 'properties': properties})
         return attributes
 
@@ -206,16 +212,27 @@ def _last_instructions(messages: Sequence[ModelMessage]) -> str | None:
     return None
 
 
-@contextmanager
 def run_span(
+    settings: InstrumentationSettings | None,
+    agent_name: str,
+    model_name: str,
+    state: GraphAgentState,
+    new_message_index: int,
+) -> AbstractContextManager[RunSpan | None]:
+    """The span of a whole run, whose children are the run's chat and tool spans (without settings: no span)."""
+    if settings is None:
+        return nullcontext()
+    return _run_span(settings, agent_name, model_name, state, new_message_index)
+
+
+@contextmanager
+def _run_span(
     settings: InstrumentationSettings,
     agent_name: str,
     model_name: str,
-    messages: list[ModelMessage],
-    usage: RunUsage,
+    state: GraphAgentState,
     new_message_index: int,
 ) -> Iterator[RunSpan]:
-    """The span of a whole run; the chat and tool spans of the run are its children."""
     name = f'invoke_agent {agent_name}' if settings.version >= 3 else 'agent run'
     attributes: dict[str, AttributeValue] = {
         'model_name': model_name,
@@ -224,7 +241,7 @@ def run_span(
         'logfire.msg': f'{agent_name} run',
     }
     with guarded_span(settings, name, attributes) as span:
-        run = RunSpan(settings, span, messages, usage, new_message_index)
+        run = RunSpan(settings, span, state.message_history, state.usage, new_message_index, state)
         token = _current_run.set(run)
         try:
             yield run

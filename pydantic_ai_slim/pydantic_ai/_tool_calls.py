@@ -19,6 +19,7 @@ import anyio
 
 from . import _otel
 from ._errors import ToolRetryError
+from ._tool_manager import current_parallel_execution_mode
 from .exceptions import ApprovalRequired, CallDeferred, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -254,6 +255,8 @@ async def _run_function_call(
 def any_sequential(deps: GraphAgentDeps[Any, Any], calls: Sequence[ToolCallPart]) -> bool:
     """Whether any of the calls is of a tool marked `sequential`, so that all of them must run one at a time."""
     tool_manager = deps.tool_manager
+    if current_parallel_execution_mode() == 'sequential':
+        return True
     return any((tool_def := tool_manager.get_tool_def(c.tool_name)) is not None and tool_def.sequential for c in calls)
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic
+from typing import Any, Generic, Literal, TypeAlias
 
 from pydantic import ValidationError
 
@@ -14,7 +17,28 @@ from .messages import RetryPromptPart, ToolCallPart
 from .tools import DeferredToolResults, ToolDefinition
 from .toolsets.abstract import AbstractToolset, ToolsetTool
 
-__all__ = ('ToolManager',)
+__all__ = ('ParallelExecutionMode', 'ToolManager', 'parallel_execution_mode')
+
+ParallelExecutionMode: TypeAlias = Literal['parallel', 'sequential', 'parallel_ordered_events']
+"""How the tool calls of one response run: concurrently with events as they complete, one at a time in order, or
+concurrently with their events in call order once all are done."""
+
+_parallel_execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('_parallel_execution_mode', default='parallel')
+
+
+@contextmanager
+def parallel_execution_mode(mode: ParallelExecutionMode) -> Iterator[None]:
+    """Within the block, tool calls run as `mode` says."""
+    token = _parallel_execution_mode.set(mode)
+    try:
+        yield
+    finally:
+        _parallel_execution_mode.reset(token)
+
+
+def current_parallel_execution_mode() -> ParallelExecutionMode:
+    """The mode set by the innermost `parallel_execution_mode` block, `'parallel'` outside any."""
+    return _parallel_execution_mode.get()
 
 
 @dataclass

@@ -85,6 +85,9 @@ class _UnsetType:
 Unset: Any = _UnsetType()
 """Sentinel for 'not given' where `None` is a meaningful value."""
 
+UnsetType = _UnsetType
+"""The type of `Unset`, for annotations of sentinel-defaulted parameters."""
+
 
 _thread_loops = threading.local()
 

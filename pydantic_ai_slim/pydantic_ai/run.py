@@ -94,6 +94,11 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
         """The id of the run."""
         return self._graph_run.state.run_id
 
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The metadata of the run (given to the agent, the run or `override`), computed when the run started."""
+        return self._graph_run.state.metadata
+
     def __repr__(self) -> str:
         result = self._graph_run.result
         result_repr = '<run not finished>' if result is None else repr(result.output.output)
@@ -143,6 +148,11 @@ class AgentRunResult(Generic[OutputDataT]):
     def run_id(self) -> str:
         """The id of the run."""
         return self._state.run_id
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The metadata of the run, as computed when the run ended."""
+        return self._state.metadata
 
 
 @dataclasses.dataclass(repr=False)

@@ -12,11 +12,13 @@ from typing_extensions import ParamSpec, TypeVar
 
 from . import _function_schema, _utils
 from ._run_context import AgentDepsT, RunContext
+from .builtin_tools import AbstractBuiltinTool
 from .exceptions import ModelRetry
 from .messages import RetryPromptPart, ToolCallPart, ToolReturn
 
 __all__ = (
     'AgentDepsT',
+    'BuiltinToolFunc',
     'DeferredToolApprovalResult',
     'DeferredToolCallResult',
     'DeferredToolHandler',
@@ -68,6 +70,11 @@ ToolsPrepareFunc: TypeAlias = Callable[
     [RunContext[AgentDepsT], list['ToolDefinition']], Awaitable['list[ToolDefinition] | None']
 ]
 """Called before each model request to change the list of all tool definitions."""
+
+BuiltinToolFunc: TypeAlias = Callable[
+    [RunContext[AgentDepsT]], Awaitable[AbstractBuiltinTool | None] | AbstractBuiltinTool | None
+]
+"""A function that makes a builtin tool for the run (or `None` to leave it out), called before each request."""
 
 DocstringFormat: TypeAlias = Literal['google', 'numpy', 'sphinx', 'auto']
 """How to read parameter descriptions from a docstring; `'auto'` guesses from its style."""

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import weakref
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from types import FrameType, NoneType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
+from functools import partial
+from types import NoneType
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
-import anyio
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
 from .. import _agent_graph, _otel, _output, _system_prompt, _utils, models
 from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
-from .._tool_manager import ToolManager
+from .._tool_manager import ParallelExecutionMode, ToolManager
+from ..builtin_tools import AbstractBuiltinTool
 from ..exceptions import UserError
-from ..messages import AgentStreamEvent, ModelMessage, UserContent
+from ..messages import ModelMessage, UserContent
 from ..output import OutputSpec
-from ..result import StreamedRunResult, StreamedRunResultSync
-from ..run import AgentRun, AgentRunResult, AgentRunResultEvent
+from ..run import AgentRun, AgentRunResult
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import (
+    BuiltinToolFunc,
     DeferredToolHandler,
     DeferredToolResults,
     DocstringFormat,
@@ -42,11 +41,14 @@ from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
 from ..toolsets.function import FunctionToolset
 from ..usage import RunUsage, UsageLimits
+from .abstract import AbstractAgent, AgentMetadata, Instructions
+from .wrapper import WrapperAgent
 
 if TYPE_CHECKING:
     from ..models.instrumented import InstrumentationSettings
 
 __all__ = (
+    'AbstractAgent',
     'Agent',
     'AgentRun',
     'AgentRunResult',
@@ -54,7 +56,9 @@ __all__ = (
     'EndStrategy',
     'EventStreamHandler',
     'ModelRequestNode',
+    'ParallelExecutionMode',
     'UserPromptNode',
+    'WrapperAgent',
     'capture_run_messages',
 )
 
@@ -72,21 +76,22 @@ class _Overrides:
     toolsets: Sequence[AbstractToolset[Any]] | None = None
     tools: Sequence[Tool[Any] | ToolFuncEither[Any, ...]] | None = None
     instructions: Any = _utils.Unset
+    name: Any = _utils.Unset
+    metadata: Any = _utils.Unset
 
 
 _NO_OVERRIDES = _Overrides()
 
 
 @dataclass(init=False, repr=False)
-class Agent(Generic[AgentDepsT, OutputDataT]):
+class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     """An agent: runs a model in a loop, calling tools, until it produces output of the output type.
 
     Agents are stateless and reusable; each `run` is independent, and `message_history` continues a
     conversation.
     """
 
-    name: str | None
-    """The agent's name, inferred from the variable it is assigned to if not given."""
+    _name: str | None
     end_strategy: EndStrategy
     """What to do with other tool calls once an output tool gave the final result."""
     model_settings: ModelSettings | None
@@ -118,10 +123,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
         instrument: InstrumentationSettings | bool | None = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: AgentMetadata[AgentDepsT] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         tool_timeout: float | None = None,
         deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
+        **_deprecated_kwargs: Any,
     ):
         """Make an agent.
 
@@ -151,12 +157,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             deferred_tool_handler: Resolves deferred tool calls within runs (approvals and external calls), once
                 per model response that has them, instead of ending the run with `DeferredToolRequests`; a run
                 given its own handler uses that one.
+            **_deprecated_kwargs: Not accepted: an unknown keyword argument is a `UserError`.
         """
+        if _deprecated_kwargs:
+            raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in _deprecated_kwargs)}')
         self._model = None if model is None or defer_model_check else models.infer_model(model)
         self._model_spec = model
         self._event_stream_handler = event_stream_handler
         self._deferred_tool_handler = deferred_tool_handler
-        self.name = name
+        self._name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
         self._output_type = output_type
@@ -192,6 +201,22 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def model(self) -> models.Model | models.KnownModelName | str | None:
         """The agent's default model, as given."""
         return self._model if self._model is not None else self._model_spec
+
+    @model.setter
+    def model(self, value: models.Model | models.KnownModelName | str | None) -> None:
+        """Change the agent's default model (resolved at the next run)."""
+        self._model = None
+        self._model_spec = value
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name (an `override(name=...)` in effect wins); inferred at the first run if not given."""
+        overridden = (self._overrides.get() or _NO_OVERRIDES).name
+        return overridden if _utils.is_set(overridden) else self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = value
 
     @property
     def event_stream_handler(self) -> EventStreamHandler[AgentDepsT] | None:
@@ -314,284 +339,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._output_validators.append(_output.OutputValidator[AgentDepsT, OutputDataT](func))
         return func
 
-    # Running.
-
-    @overload
-    async def run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AgentRunResult[OutputDataT]: ...
-
-    @overload
-    async def run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AgentRunResult[RunOutputDataT]: ...
-
-    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """Run the agent to completion and return its result.
-
-        With an event stream handler (given here or to the agent), each model request is streamed and the
-        handler receives the events of every request and tool-call stage.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        kwargs['event_stream_handler'] = kwargs.get('event_stream_handler') or self._event_stream_handler
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            async for _ in agent_run:
-                pass
-        result = agent_run.result
-        assert result is not None, 'the graph run ended without a result'
-        return result
-
-    @overload
-    def run_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AgentRunResult[OutputDataT]: ...
-
-    @overload
-    def run_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AgentRunResult[RunOutputDataT]: ...
-
-    def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """Run the agent to completion without an event loop in the caller (one is kept per thread)."""
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return _utils.run_sync(self.run(user_prompt, infer_name=False, **kwargs))
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]: ...
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, RunOutputDataT]]: ...
-
-    @asynccontextmanager
-    async def run_stream(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[StreamedRunResult[AgentDepsT, Any]]:
-        """Run the agent, streaming the response that holds the final result.
-
-        Responses that hold only tool calls are handled as in `run` (their tool calls run, and the model is asked
-        again); the first response that starts the final result (text, or a call of an output tool) is yielded as
-        a `StreamedRunResult` to stream. Once that stream completes, the response's other tool calls are handled
-        by the end strategy. Leaving the block early closes the model's stream.
-
-        Without a deferred tool handler, a call that must wait (for approval or an external result) starts the
-        final result too: the run ends with `DeferredToolRequests`. With one, the handler resolves such calls
-        and a later response's output is streamed.
-
-        With an event stream handler (given here or to the agent), it receives the events of the earlier requests
-        and tool-call stages, and those of the final response up to the `FinalResultEvent`.
-        """
-        if kwargs.pop('infer_name', True):
-            # The body of an async context manager runs one frame further from the caller.
-            frame = inspect.currentframe()
-            self._infer_name(frame.f_back if frame is not None else None)
-        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            async with _agent_graph.stream_run(agent_run, handler) as result:
-                yield result
-
-    @overload
-    def run_stream_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> StreamedRunResultSync[AgentDepsT, OutputDataT]: ...
-
-    @overload
-    def run_stream_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
-        event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
-        deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
-    ) -> StreamedRunResultSync[AgentDepsT, RunOutputDataT]: ...
-
-    def run_stream_sync(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> StreamedRunResultSync[AgentDepsT, Any]:
-        """`run_stream` without an event loop in the caller: the result's methods are plain calls and iterators.
-
-        The run goes on in the event loop `run_sync` keeps for the calling thread.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        start = _hold_open(self.run_stream(user_prompt, infer_name=False, **kwargs))
-        try:
-            streamed, held = _utils.run_sync(start)
-        except BaseException:
-            # Without an event loop to run it on (e.g. called from async code), it never started.
-            start.close()
-            raise
-        result = StreamedRunResultSync[AgentDepsT, Any](streamed)
-        result._close_run = lambda: _utils.run_sync(held.close())
-        # A result dropped before its stream completed lets its run close (and the model's stream with it).
-        weakref.finalize(result, held.release_soon)
-        return result
-
-    async def run_stream_events(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
-        """Run the agent and iterate over its events, ending with an `AgentRunResultEvent` that holds the result.
-
-        Takes the keyword arguments of `run` (except `event_stream_handler`). The run goes on in a task of its
-        own; an error it raises is raised here, and leaving the loop early cancels the run.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        send, receive = anyio.create_memory_object_stream[AgentStreamEvent | AgentRunResultEvent[Any]]()
-        failure: list[BaseException] = []
-
-        async def forward(_: Any, events: AsyncIterable[AgentStreamEvent]) -> None:
-            async for event in events:
-                await send.send(event)
-
-        async def run() -> None:
-            async with send:
-                try:
-                    result = await self.run(user_prompt, infer_name=False, event_stream_handler=forward, **kwargs)
-                except Exception as exc:
-                    # Raised to the consumer below rather than wrapped in the task group's exception group.
-                    failure.append(exc)
-                    return
-                await send.send(AgentRunResultEvent(result))
-
-        async with anyio.create_task_group() as tg, receive:
-            tg.start_soon(run)
-            try:
-                async for event in receive:
-                    yield event
-            finally:
-                tg.cancel_scope.cancel()
-        if failure:
-            raise failure[0]
-
     @asynccontextmanager
     async def iter(
         self,
@@ -601,14 +348,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         message_history: Sequence[ModelMessage] | None = None,
         deferred_tool_results: DeferredToolResults | None = None,
         model: models.Model | models.KnownModelName | str | None = None,
-        instructions: Any = None,
-        deps: Any = None,
+        instructions: Instructions[AgentDepsT] = None,
+        deps: AgentDepsT = None,
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
+        metadata: AgentMetadata[AgentDepsT] | None = None,
         infer_name: bool = True,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        metadata: dict[str, Any] | None = None,
+        builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[AgentDepsT]] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
@@ -618,8 +366,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         applies to `run`, `run_sync` and `run_stream`, not here). `deferred_tool_handler` resolves each response's
         deferred calls within the run; if it is not given (or `None`), the agent's applies.
         """
-        if infer_name:
-            self._infer_name(inspect.currentframe())
+        if infer_name and self.name is None:
+            # The body of an async context manager runs one frame further from the caller.
+            frame = inspect.currentframe()
+            self._infer_name(frame.f_back if frame is not None else None)
         overrides = self._overrides.get() or _NO_OVERRIDES
         run_model = self._resolve_model(model, overrides)
         output_schema = self._output_schema if output_type is None else _output.OutputSchema[Any].build(output_type)
@@ -647,7 +397,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             tool_manager=ToolManager[AgentDepsT](toolset),
             instructions=run_instructions,
             validation_context=self._validation_context,
-            metadata=metadata if metadata is not None else self._metadata,
             event_stream_handler=event_stream_handler,
             deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
         )
@@ -659,30 +408,47 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             system_prompt_dynamic_functions=self._system_prompt_dynamic_functions,
         )
         graph = _agent_graph.build_agent_graph(self.name)
+        resolve_metadata = partial(self._resolve_metadata, metadata, overrides, state, graph_deps)
+        resolve_metadata()
         instrumentation = _otel.settings_for(
             self.instrument if self.instrument is not None else self._instrument_default
         )
         graph_deps.model = _otel.instrumented(run_model, instrumentation)
         # An instrumented model traces as its own settings say, and so does the run.
         graph_deps.instrumentation = instrumentation = _otel.settings_of(graph_deps.model, instrumentation)
+        run_span = _otel.run_span(
+            instrumentation, self.name or 'agent', run_model.model_name, state, graph_deps.new_message_index
+        )
         async with toolset:
             graph_iter = graph.iter
-            if instrumentation is None:
-                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
-                    yield AgentRun(graph_run)
-                return
-            with _otel.run_span(
-                instrumentation,
-                self.name or 'agent',
-                run_model.model_name,
-                history,
-                state.usage,
-                graph_deps.new_message_index,
-            ) as span:
-                async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
-                    yield AgentRun(graph_run)
-                    if graph_run.result is not None:
-                        span.set_output(graph_run.result.output.output)
+            try:
+                with run_span as span:
+                    async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                        yield AgentRun(graph_run)
+                        if span is not None and graph_run.result is not None:
+                            span.set_output(graph_run.result.output.output)
+            finally:
+                # As upstream, a metadata function is called again at the end, so the result has final values.
+                resolve_metadata()
+
+    def _resolve_metadata(
+        self,
+        metadata: AgentMetadata[AgentDepsT] | None,
+        overrides: _Overrides,
+        state: _agent_graph.GraphAgentState,
+        graph_deps: _agent_graph.GraphAgentDeps[AgentDepsT, Any],
+    ) -> None:
+        """Compute the run's metadata into `state`: the override's alone, or the agent's updated by the run's."""
+        run_context = graph_deps.run_context(state)
+        if _utils.is_set(overrides.metadata):
+            state.metadata = _metadata_dict(overrides.metadata, run_context)
+            return
+        agent_metadata = _metadata_dict(self._metadata, run_context)
+        run_metadata = _metadata_dict(metadata, run_context)
+        if agent_metadata is None or run_metadata is None:
+            state.metadata = agent_metadata if run_metadata is None else run_metadata
+        else:
+            state.metadata = {**agent_metadata, **run_metadata}
 
     def _resolve_model(self, model: models.Model | str | None, overrides: _Overrides) -> models.Model:
         if overrides.model is not None:
@@ -723,35 +489,38 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             return _instruction_items(overrides.instructions)
         return [*self._instructions, *_instruction_items(instructions)]
 
-    def _infer_name(self, frame: FrameType | None) -> None:
-        """Name the agent after the variable that holds it in the calling scope, if it has no name."""
-        if self.name is not None or frame is None or frame.f_back is None:
-            return
-        caller = frame.f_back
-        for scope in (caller.f_locals, caller.f_globals):
-            for name, value in scope.items():
-                if value is self:
-                    self.name = name
-                    return
-
     @contextmanager
     def override(
         self,
         *,
-        deps: Any = _utils.Unset,
-        model: models.Model | models.KnownModelName | str | None = None,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = None,
-        instructions: Any = _utils.Unset,
+        name: str | _utils.UnsetType = _utils.Unset,
+        deps: AgentDepsT | _utils.UnsetType = _utils.Unset,
+        model: models.Model | models.KnownModelName | str | _utils.UnsetType = _utils.Unset,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | _utils.UnsetType = _utils.Unset,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | _utils.UnsetType = _utils.Unset,
+        instructions: Instructions[AgentDepsT] | _utils.UnsetType = _utils.Unset,
+        metadata: AgentMetadata[AgentDepsT] | _utils.UnsetType = _utils.Unset,
     ) -> Iterator[None]:
-        """Within the block, runs of this agent use these deps, model, toolsets, tools or instructions (for tests)."""
+        """Within the block, runs of this agent use these values, whatever the runs are given (for tests).
+
+        Args:
+            name: The agent's name.
+            deps: The dependencies.
+            model: The model.
+            toolsets: Toolsets that replace the agent's (the run's own toolsets still apply).
+            tools: Tools that replace the agent's function tools.
+            instructions: Instructions that replace all others, the run's included.
+            metadata: Metadata that replaces the agent's and the run's.
+        """
         current = self._overrides.get() or _NO_OVERRIDES
         new = _Overrides(
-            model=models.infer_model(model) if model is not None else current.model,
+            model=models.infer_model(model) if _utils.is_set(model) else current.model,
             deps=deps if _utils.is_set(deps) else current.deps,
-            toolsets=toolsets if toolsets is not None else current.toolsets,
-            tools=tools if tools is not None else current.tools,
+            toolsets=toolsets if _utils.is_set(toolsets) else current.toolsets,
+            tools=tools if _utils.is_set(tools) else current.tools,
             instructions=instructions if _utils.is_set(instructions) else current.instructions,
+            name=name if _utils.is_set(name) else current.name,
+            metadata=metadata if _utils.is_set(metadata) else current.metadata,
         )
         token = self._overrides.set(new)
         try:
@@ -767,6 +536,12 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     async def __aexit__(self, *args: Any) -> bool | None:
         """Leave the agent's toolsets."""
         return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
+
+
+def _metadata_dict(metadata: AgentMetadata[Any] | None, run_context: Any) -> dict[str, Any] | None:
+    if metadata is None:
+        return None
+    return metadata(run_context) if callable(metadata) else metadata
 
 
 def _instruction_items(instructions: Any) -> list[str | _system_prompt.SystemPromptRunner[Any]]:
@@ -788,54 +563,3 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         yield messages
     finally:
         _captured_messages.reset(token)
-
-
-@dataclass
-class _HeldRun:
-    """A streamed run's context, entered in a task of its own that keeps it open until it is released."""
-
-    loop: asyncio.AbstractEventLoop
-    release: asyncio.Event
-    task: asyncio.Task[None]
-
-    async def close(self) -> None:
-        """Leave the context, and wait until it is left."""
-        self.release.set()
-        await self.task
-
-    def release_soon(self) -> None:
-        """Let the context be left the next time the loop runs; safe from any thread, e.g. from a finalizer."""
-        if not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.release.set)
-
-
-# The tasks holding streamed runs open: the event loop only keeps weak references to its tasks.
-_held_runs: set[asyncio.Task[None]] = set()
-
-
-async def _hold_open(
-    context: AbstractAsyncContextManager[StreamedRunResult[Any, Any]],
-) -> tuple[StreamedRunResult[Any, Any], _HeldRun]:
-    """Enter `context` in a task that keeps it open, and return what it yields and the handle to close it.
-
-    The steps of a sync stream each run in a task of their own, but a context must be entered and left in one
-    task, which here waits in between. A context never released is left when the thread's event loop closes.
-    """
-    loop = asyncio.get_running_loop()
-    entered: asyncio.Future[StreamedRunResult[Any, Any]] = loop.create_future()
-    release = asyncio.Event()
-
-    async def hold() -> None:
-        try:
-            async with context as result:
-                entered.set_result(result)
-                await release.wait()
-        except Exception as e:
-            if entered.done():
-                raise
-            entered.set_exception(e)
-
-    task = asyncio.create_task(hold())
-    _held_runs.add(task)
-    task.add_done_callback(_held_runs.discard)
-    return await entered, _HeldRun(loop, release, task)
