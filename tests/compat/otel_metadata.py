@@ -1,7 +1,6 @@
 """The run span records the run's metadata (the agent's merged with the run's)."""
 
 from _otel_probe import print_spans, tracer_provider
-
 from pydantic_ai import Agent
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
