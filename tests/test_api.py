@@ -19,8 +19,10 @@ PUBLIC_MODULES = [
     'pydantic_ai.messages',
     'pydantic_ai.models',
     'pydantic_ai.models.function',
+    'pydantic_ai.models.instrumented',
     'pydantic_ai.models.openai',
     'pydantic_ai.models.test',
+    'pydantic_ai.models.wrapper',
     'pydantic_ai.output',
     'pydantic_ai.profiles',
     'pydantic_ai.profiles.openai',
@@ -101,6 +103,8 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.models.openai': ['OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel'],
     'pydantic_ai.providers.openai': ['OpenAIProvider'],
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
+    'pydantic_ai.models.instrumented': ['InstrumentationSettings', 'InstrumentedModel', 'instrument_model'],
+    'pydantic_ai.models.wrapper': ['WrapperModel'],
 }
 
 

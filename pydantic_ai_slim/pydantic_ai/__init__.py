@@ -1,5 +1,7 @@
 """A clean-room agent core compatible with pydantic-ai, with inline resolution of deferred tool calls."""
 
+from typing import TYPE_CHECKING, Any
+
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
 from .exceptions import (
     AgentRunError,
@@ -140,6 +142,7 @@ __all__ = (
     'ImageMediaType',
     'ImageUrl',
     'IncompleteToolCall',
+    'InstrumentationSettings',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
@@ -201,6 +204,19 @@ __all__ = (
     'capture_run_messages',
 )
 
+if TYPE_CHECKING:
+    from .models.instrumented import InstrumentationSettings
+
 # Kept in step with `version` in pydantic_ai_slim/pyproject.toml (tests/test_api.py checks it); reading the
 # installed metadata instead would add tens of milliseconds to every import.
 __version__ = '1.51.0'
+
+
+def __getattr__(name: str) -> Any:
+    # `InstrumentationSettings` needs the optional `opentelemetry-api`: it is imported only when asked for, so
+    # that importing this module never imports OpenTelemetry.
+    if name == 'InstrumentationSettings':
+        from .models.instrumented import InstrumentationSettings
+
+        return InstrumentationSettings
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 if TYPE_CHECKING:
     from opentelemetry._logs import LogRecord
 
-    from .messages import ModelRequestPart, ModelResponse, UserContent
+    from .messages import BaseToolReturnPart, ModelRequestPart, ModelResponse, UserContent
     from .models.instrumented import InstrumentationSettings
 
 __all__ = ('MessagePart', 'part_event', 'part_message_parts', 'response_events', 'response_message_parts')
@@ -38,9 +38,11 @@ def _log_record(event_name: str, body: dict[str, Any]) -> LogRecord:
 # Request parts.
 
 
-def part_message_parts(part: ModelRequestPart, settings: InstrumentationSettings) -> list[MessagePart]:
+def part_message_parts(
+    part: ModelRequestPart | BaseToolReturnPart, settings: InstrumentationSettings
+) -> list[MessagePart]:
     """The GenAI message parts of a request part."""
-    from .messages import RetryPromptPart, SystemPromptPart, ToolReturnPart, UserPromptPart
+    from .messages import BaseToolReturnPart, RetryPromptPart, SystemPromptPart, UserPromptPart
 
     content = settings.include_content
     if isinstance(part, SystemPromptPart):
@@ -48,7 +50,7 @@ def part_message_parts(part: ModelRequestPart, settings: InstrumentationSettings
     if isinstance(part, UserPromptPart):
         items = [part.content] if isinstance(part.content, str) else part.content
         return [_user_item_part(item, settings) for item in items]
-    if isinstance(part, ToolReturnPart):
+    if isinstance(part, BaseToolReturnPart):
         result = {'result': _json_value(part.content)} if content else {}
         return [{'type': 'tool_call_response', 'id': part.tool_call_id, 'name': part.tool_name, **result}]
     assert isinstance(part, RetryPromptPart)
@@ -72,9 +74,9 @@ def _user_item_part(item: UserContent, settings: InstrumentationSettings) -> Mes
     return {'type': item.kind, **({'url': item.url} if settings.include_content else {})}
 
 
-def part_event(part: ModelRequestPart, settings: InstrumentationSettings) -> LogRecord:
+def part_event(part: ModelRequestPart | BaseToolReturnPart, settings: InstrumentationSettings) -> LogRecord:
     """The GenAI event (version 1) of a request part."""
-    from .messages import RetryPromptPart, SystemPromptPart, ToolReturnPart, UserPromptPart
+    from .messages import BaseToolReturnPart, RetryPromptPart, SystemPromptPart, UserPromptPart
 
     content = settings.include_content
     if isinstance(part, SystemPromptPart):
@@ -83,7 +85,7 @@ def part_event(part: ModelRequestPart, settings: InstrumentationSettings) -> Log
         )
     if isinstance(part, UserPromptPart):
         return _log_record('gen_ai.user.message', {'content': _user_event_content(part, settings), 'role': 'user'})
-    if isinstance(part, ToolReturnPart):
+    if isinstance(part, BaseToolReturnPart):
         body = {'role': 'tool', 'id': part.tool_call_id, 'name': part.tool_name}
         return _log_record(
             'gen_ai.tool.message', {**body, **({'content': _json_value(part.content)} if content else {})}

@@ -647,6 +647,14 @@ class BaseToolReturnPart:
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
+
 
 @dataclass(repr=False)
 class ToolReturnPart(BaseToolReturnPart):
@@ -655,14 +663,6 @@ class ToolReturnPart(BaseToolReturnPart):
     _: KW_ONLY
     part_kind: Literal['tool-return'] = 'tool-return'
     """Type discriminator."""
-
-    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
-        """The part as a GenAI event, for instrumentation version 1."""
-        return _otel_messages.part_event(self, settings)
-
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
-        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
-        return _otel_messages.part_message_parts(self, settings)
 
 
 @dataclass(repr=False)

@@ -55,6 +55,7 @@ __all__ = (
     'CallToolsNode',
     'EndStrategy',
     'EventStreamHandler',
+    'InstrumentationSettings',
     'ModelRequestNode',
     'ParallelExecutionMode',
     'UserPromptNode',
@@ -563,3 +564,13 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         yield messages
     finally:
         _captured_messages.reset(token)
+
+
+def __getattr__(name: str) -> Any:
+    # `InstrumentationSettings` needs the optional `opentelemetry-api`: it is imported only when asked for, so
+    # that importing this module never imports OpenTelemetry.
+    if name == 'InstrumentationSettings':
+        from ..models.instrumented import InstrumentationSettings
+
+        return InstrumentationSettings
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
