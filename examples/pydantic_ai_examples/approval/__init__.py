@@ -40,8 +40,10 @@ from .policy import (
     needs_approval_from_config,
 )
 from .toolset import ApprovalToolset, default_description
+from .trace import POLICY_EVENT, DecidingPolicy, record_policy, span_to_dict, trace_to_file
 
 __all__ = (
+    'POLICY_EVENT',
     'ApprovalBatch',
     'ApprovalBlocked',
     'ApprovalCallback',
@@ -58,6 +60,7 @@ __all__ = (
     'ApprovalToolset',
     'BatchEntry',
     'BatchHook',
+    'DecidingPolicy',
     'DecisionSource',
     'ExternalCallHandler',
     'SupportsApprovalDescription',
@@ -66,5 +69,8 @@ __all__ = (
     'approval_handler',
     'default_description',
     'needs_approval_from_config',
+    'record_policy',
     'session_key',
+    'span_to_dict',
+    'trace_to_file',
 )

@@ -24,6 +24,7 @@ from pydantic_ai.messages import ToolCallPart
 
 from .exceptions import ApprovalBlocked, ApprovalDenied
 from .toolset import default_description
+from .trace import DecidingPolicy, record_policy
 
 __all__ = (
     'ApprovalBatch',
@@ -183,6 +184,9 @@ ExternalCallHandler: TypeAlias = Callable[[ToolCallPart], Any]
 """Produces the result of an external (not approval) deferred call."""
 
 
+_DECIDING_POLICY: dict[str, DecidingPolicy] = {'blocked': 'blocked', 'remembered': 'remembered', 'ask': 'asked'}
+
+
 async def _resolve(value: object) -> object:
     return await value if inspect.isawaitable(value) else value
 
@@ -241,6 +245,7 @@ class ApprovalHandler:
             decision = entry.decision
         else:
             source, decision = 'user', await self._ask(request)
+        record_policy(request.tool_name, request.tool_call_id, _DECIDING_POLICY[entry.status])
         self.session.history.append(ApprovalRecord(request, decision, source))
         if decision.approved:
             return ToolApproved()

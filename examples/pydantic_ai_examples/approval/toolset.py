@@ -30,6 +30,7 @@ from .policy import (
     ToolApprovalConfig,
     needs_approval_from_config,
 )
+from .trace import record_policy
 
 __all__ = ('ApprovalToolset', 'default_description')
 
@@ -71,6 +72,8 @@ class ApprovalToolset(WrapperToolset[AgentDepsT]):
         verdict = await self.check(name, tool_args, ctx)
         if verdict.is_blocked and ctx.tool_call_approved:
             raise ApprovalBlocked(name, verdict.reason or '')
+        if verdict.is_pre_approved:
+            record_policy(name, ctx.tool_call_id, 'pre-approved')
         if verdict.is_pre_approved or ctx.tool_call_approved:
             return await super().call_tool(name, tool_args, ctx, tool)
         raise ApprovalRequired(metadata=await self._metadata(name, tool_args, ctx, verdict))
