@@ -558,3 +558,139 @@ def test_otel_compat_programs_in_process(program: Path, compat_path: None, capsy
     out = capsys.readouterr()
     expected = program.with_suffix('.upstream.txt').read_text()
     assert normalize(out.out + out.err + '[exit 0]\n') == expected
+
+
+def test_a_sampled_out_run_records_nothing_and_runs_as_usual(exporter: InMemorySpanExporter):
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agent = ops_agent(InstrumentationSettings(tracer_provider=provider), deferred_tool_handler=decide)
+    assert agent.run_sync('go').output == 'done'
+    assert exporter.get_finished_spans() == ()
+
+
+def test_a_model_that_cannot_stream_fails_its_chat_span(
+    exporter: InMemorySpanExporter, settings: InstrumentationSettings
+):
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('x')])), instrument=settings)
+
+    async def main() -> None:
+        async with agent.run_stream('go'):
+            pass  # pragma: no cover
+
+    import anyio
+
+    with pytest.raises(AssertionError, match='stream_function'):
+        anyio.run(main)
+    assert [(s['name'], s.get('error')) for s in tree(exporter)[0]['children']] == snapshot(
+        [
+            (
+                'chat function:<lambda>:',
+                'AssertionError: FunctionModel must receive a `stream_function` to support streamed requests',
+            )
+        ]
+    )
+
+
+def test_incomplete_handler_results_are_recorded_as_far_as_they_go(
+    exporter: InMemorySpanExporter, settings: InstrumentationSettings
+):
+    from pydantic_ai import UserError
+
+    def partial_answer(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        return DeferredToolResults(approvals={'d1': True})
+
+    with pytest.raises(UserError, match='Tool call results need to be provided for all deferred tool calls'):
+        ops_agent(settings, deferred_tool_handler=partial_answer).run_sync('go')
+    (handler_span,) = [s for s in exporter.get_finished_spans() if s.name == 'deferred_tool_handler']
+    assert [(e.attributes or {}).get('gen_ai.tool.call.id') for e in handler_span.events] == ['d1']
+
+
+def test_a_retried_tool_without_content_keeps_no_response(exporter: InMemorySpanExporter):
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=False, version=3)
+    agent = Agent(scripted([ToolCallPart('flaky', {}, 'c1')], [TextPart('ok')]), instrument=settings)
+
+    @agent.tool_plain
+    def flaky() -> str:  # pyright: ignore[reportUnusedFunction] -- registered by the decorator
+        raise ModelRetry('not now')
+
+    agent.run_sync('go')
+    (tool_span,) = [s for s in exporter.get_finished_spans() if s.name == 'execute_tool flaky']
+    assert dict(tool_span.attributes or {}) == snapshot(
+        {
+            'gen_ai.tool.name': 'flaky',
+            'gen_ai.tool.call.id': 'c1',
+            'logfire.msg': 'running tool: flaky',
+            'logfire.json_schema': '{"type": "object", "properties": {"gen_ai.tool.call.id": {}, "gen_ai.tool.name": {}}}',
+        }
+    )
+    assert tool_span.status.description == 'ToolRetryError: not now'
+
+
+def test_model_attributes_name_the_server():
+    from pydantic_ai.models.instrumented import InstrumentedModel
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    model = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url='http://localhost:8080/v1', api_key='x'))
+    assert InstrumentedModel.model_attributes(model) == snapshot(
+        {
+            'gen_ai.provider.name': 'openai',
+            'gen_ai.system': 'openai',
+            'gen_ai.request.model': 'gpt-4o',
+            'server.address': 'localhost',
+            'server.port': 8080,
+        }
+    )
+
+
+def test_serialize_any_falls_back_to_str():
+    from pydantic_ai.models.instrumented import InstrumentedModel
+
+    assert InstrumentedModel.serialize_any(object) == "<class 'object'>"
+
+
+def test_message_renderings_without_instructions_and_with_cache_points(settings: InstrumentationSettings):
+    from pydantic_ai.messages import CachePoint, ModelRequest, UserPromptPart
+
+    response_only: list[ModelMessage] = [ModelResponse(parts=[TextPart('hi')])]
+    assert [event_dict(e) for e in settings.messages_to_otel_events(response_only)] == snapshot(
+        [{'role': 'assistant', 'content': 'hi', 'gen_ai.message.index': 0, 'event.name': 'gen_ai.assistant.message'}]
+    )
+    part = UserPromptPart(['look', CachePoint()])
+    assert part.otel_message_parts(settings) == snapshot([{'type': 'text', 'content': 'look'}, {'type': 'cache-point'}])
+    assert event_dict(part.otel_event(settings)) == snapshot(
+        {'content': ['look', {'kind': 'cache-point'}], 'role': 'user', 'event.name': 'gen_ai.user.message'}
+    )
+    assert settings.messages_to_otel_messages([ModelRequest(parts=[part])]) == snapshot(
+        [{'role': 'user', 'parts': [{'type': 'text', 'content': 'look'}, {'type': 'cache-point'}]}]
+    )
+
+
+def event_dict(event: Any) -> dict[str, Any]:
+    from pydantic_ai.models.instrumented import InstrumentedModel
+
+    return InstrumentedModel.event_to_dict(event)
+
+
+async def test_a_wrapper_model_delegates_everything_to_the_wrapped_model():
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    inner = TestModel(settings={'temperature': 0.0})
+    model = WrapperModel(inner)
+    agent = Agent(model)
+    assert (await agent.run('hi')).output == snapshot('success (no tool calls)')
+    async with agent.run_stream('hi') as streamed:
+        assert await streamed.get_output() == snapshot('success (no tool calls)')
+    params = ModelRequestParameters()
+    assert model.customize_request_parameters(params) is params
+    assert (model.settings, model.base_url, model.profile) == (inner.settings, None, inner.profile)
+    # Attributes the wrapper does not define are the wrapped model's.
+    assert model.last_model_request_parameters is inner.last_model_request_parameters
+    with pytest.raises(AttributeError):
+        WrapperModel.__new__(WrapperModel).wrapped  # noqa: B018 -- the attribute access is the test
