@@ -694,3 +694,15 @@ async def test_a_wrapper_model_delegates_everything_to_the_wrapped_model():
     assert model.last_model_request_parameters is inner.last_model_request_parameters
     with pytest.raises(AttributeError):
         WrapperModel.__new__(WrapperModel).wrapped  # noqa: B018 -- the attribute access is the test
+
+
+def test_tools_see_how_the_run_is_traced(settings: InstrumentationSettings):
+    seen: list[tuple[bool, bool, int]] = []
+
+    def record(ctx: RunContext[None]) -> str:
+        seen.append((ctx.tracer is settings.tracer, ctx.trace_include_content, ctx.instrumentation_version))
+        return 'ok'
+
+    Agent('test', tools=[record], instrument=settings).run_sync('go')
+    Agent('test', tools=[record]).run_sync('go')
+    assert seen == [(True, True, 2), (False, False, 2)]

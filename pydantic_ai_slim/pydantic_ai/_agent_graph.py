@@ -142,6 +142,7 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
             run_step=state.run_step,
             run_id=state.run_id,
             metadata=state.metadata,
+            **_otel.run_context_fields(self.instrumentation),
         )
 
     async def get_instructions(self, ctx: RunContext[DepsT]) -> str | None:

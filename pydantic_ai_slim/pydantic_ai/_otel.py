@@ -54,6 +54,7 @@ __all__ = (
     'instrumented',
     'record_resume',
     'record_streamed_output',
+    'run_context_fields',
     'run_span',
     'safely',
     'settings_for',
@@ -141,6 +142,22 @@ def _json(value: Any) -> str:
     from .models.instrumented import InstrumentedModel
 
     return json.dumps(InstrumentedModel.serialize_any(value))
+
+
+# What tools see of the instrumentation.
+
+_NO_FIELDS: dict[str, Any] = {}
+
+
+def run_context_fields(settings: InstrumentationSettings | None) -> dict[str, Any]:
+    """The `RunContext` fields that tell tools how the run is traced (none, so the defaults, when it is not)."""
+    if settings is None:
+        return _NO_FIELDS
+    return {
+        'tracer': settings.tracer,
+        'trace_include_content': settings.include_content,
+        'instrumentation_version': settings.version,
+    }
 
 
 # The run span.

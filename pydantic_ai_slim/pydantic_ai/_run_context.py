@@ -46,11 +46,11 @@ class RunContext(Generic[AgentDepsT]):
     validation_context: Any = None
     """The pydantic validation context for tool arguments and outputs."""
     tracer: Any = None
-    """Tracing is not part of this project; kept for field compatibility."""
+    """The OpenTelemetry tracer of an instrumented run (see `InstrumentationSettings`), else `None`."""
     trace_include_content: bool = False
-    """Tracing is not part of this project; kept for field compatibility."""
+    """Whether an instrumented run records content (prompts, arguments, results) in its spans."""
     instrumentation_version: int = 2
-    """Tracing is not part of this project; kept for field compatibility."""
+    """The instrumentation version of an instrumented run."""
     retries: dict[str, int] = field(default_factory=dict[str, int])
     """How many times each tool has been retried in this run."""
     tool_call_id: str | None = None
