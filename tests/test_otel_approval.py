@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dirty_equals import IsFloat
 from inline_snapshot import snapshot
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -115,3 +116,10 @@ def test_a_remembered_decision_is_recorded_as_remembered():
         if e.name == POLICY_EVENT and e.attributes is not None
     ]
     assert policies == snapshot(['asked', 'remembered'])
+    waits = [
+        e.attributes.get('approval.wait_seconds')
+        for s in exporter.get_finished_spans()
+        for e in s.events
+        if e.name == POLICY_EVENT and e.attributes is not None
+    ]
+    assert waits == [IsFloat(ge=0), IsFloat(ge=0)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -240,12 +241,14 @@ class ApprovalHandler:
 
     async def _answer(self, entry: BatchEntry) -> ToolApproved | ToolDenied:
         request = entry.request
+        started = time.monotonic()
         if entry.decision is not None:
             source: DecisionSource = 'policy' if entry.status == 'blocked' else 'session'
             decision = entry.decision
         else:
             source, decision = 'user', await self._ask(request)
-        record_policy(request.tool_name, request.tool_call_id, _DECIDING_POLICY[entry.status])
+        waited = time.monotonic() - started
+        record_policy(request.tool_name, request.tool_call_id, _DECIDING_POLICY[entry.status], waited)
         self.session.history.append(ApprovalRecord(request, decision, source))
         if decision.approved:
             return ToolApproved()

@@ -9,7 +9,8 @@ event per call with `approval.policy` set to
 - `remembered`: a decision given earlier with `remember='session'` answered it;
 - `asked`: the approval callback (a person) answered it
 
-(the last three on the `deferred_tool_handler` span). `trace_to_file(path)` gives `InstrumentationSettings` that
+(the last three on the `deferred_tool_handler` span, with `approval.wait_seconds`, the time this one call
+took to decide). `trace_to_file(path)` gives `InstrumentationSettings` that
 write every span of the session to `path` as JSON lines; `python -m pydantic_ai_examples.approval --trace FILE`
 uses it.
 
@@ -41,19 +42,26 @@ POLICY_EVENT = 'approval_policy'
 """The name of the events that say which policy decided a call."""
 
 
-def record_policy(tool_name: str, tool_call_id: str | None, policy: DecidingPolicy) -> None:
-    """Add an `approval_policy` event to the current span (a no-op when nothing is being traced)."""
+def record_policy(
+    tool_name: str, tool_call_id: str | None, policy: DecidingPolicy, wait_seconds: float | None = None
+) -> None:
+    """Add an `approval_policy` event to the current span (a no-op when nothing is being traced).
+
+    `wait_seconds` is how long this one call took to decide (for `asked`: how long the person took).
+    """
     try:
         from opentelemetry import trace
     except ImportError:  # pragma: no cover - the examples are tested with OpenTelemetry installed
         return
     span = trace.get_current_span()
     if span.is_recording():
-        attributes = {
+        attributes: dict[str, str | float] = {
             'gen_ai.tool.name': tool_name,
             'gen_ai.tool.call.id': tool_call_id or '',
             'approval.policy': policy,
         }
+        if wait_seconds is not None:
+            attributes['approval.wait_seconds'] = round(wait_seconds, 6)
         span.add_event(POLICY_EVENT, attributes)
 
 
