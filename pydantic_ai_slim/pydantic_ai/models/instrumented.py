@@ -154,6 +154,11 @@ class InstrumentationSettings:
             description='Measures number of input and output tokens used',
             explicit_bucket_boundaries_advisory=list(TOKEN_HISTOGRAM_BOUNDARIES),
         )
+        # Costs are not calculated in this distribution (no price data): the histogram exists, as upstream's,
+        # for code that records into it, but the instrumentation itself records nothing there.
+        self.cost_histogram: Histogram = self.meter.create_histogram(
+            'operation.cost', unit='{USD}', description='Monetary cost'
+        )
 
     def messages_to_otel_events(
         self, messages: list[ModelMessage], parameters: ModelRequestParameters | None = None
