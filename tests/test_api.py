@@ -16,6 +16,7 @@ PUBLIC_MODULES = [
     'pydantic_ai.agent.wrapper',
     'pydantic_ai.builtin_tools',
     'pydantic_ai.exceptions',
+    'pydantic_ai.format_prompt',
     'pydantic_ai.messages',
     'pydantic_ai.models',
     'pydantic_ai.models.function',

@@ -605,7 +605,7 @@ async def test_prompted_output(server: ChatServer, model: OpenAIChatModel) -> No
 
 Always respond with a JSON object that's compatible with this schema:
 
-{"properties": {"name": {"type": "string"}, "population": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null}}, "required": ["name"], "type": "object", "additionalProperties": false, "title": "City", "description": "A city."}
+{"properties": {"name": {"type": "string"}, "population": {"default": null, "anyOf": [{"type": "integer"}, {"type": "null"}]}}, "required": ["name"], "type": "object", "additionalProperties": false, "title": "City", "description": "A city."}
 
 Don't include any text or Markdown fencing before or after.
 """,

@@ -3,6 +3,17 @@
 from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
+from .builtin_tools import (
+    CodeExecutionTool,
+    FileSearchTool,
+    ImageGenerationTool,
+    MCPServerTool,
+    MemoryTool,
+    UrlContextTool,
+    WebFetchTool,
+    WebSearchTool,
+    WebSearchUserLocation,
+)
 from .exceptions import (
     AgentRunError,
     ApprovalRequired,
@@ -16,6 +27,7 @@ from .exceptions import (
     UsageLimitExceeded,
     UserError,
 )
+from .format_prompt import format_as_xml
 from .messages import (
     AgentStreamEvent,
     AudioFormat,
@@ -25,12 +37,15 @@ from .messages import (
     BaseToolReturnPart,
     BinaryContent,
     BinaryImage,
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
     CachePoint,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     DocumentFormat,
     DocumentMediaType,
     DocumentUrl,
+    FilePart,
     FileUrl,
     FinalResultEvent,
     FinishReason,
@@ -69,8 +84,14 @@ from .messages import (
     VideoUrl,
 )
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
-from .profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
-from .run import AgentRun, AgentRunResult
+from .profiles import (
+    DEFAULT_PROFILE,
+    InlineDefsJsonSchemaTransformer,
+    JsonSchemaTransformer,
+    ModelProfile,
+    ModelProfileSpec,
+)
+from .run import AgentRun, AgentRunResult, AgentRunResultEvent
 from .settings import ModelSettings
 from .tools import (
     DeferredToolHandler,
@@ -105,6 +126,7 @@ __all__ = (
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
+    'AgentRunResultEvent',
     'AgentStreamEvent',
     'ApprovalRequired',
     'ApprovalRequiredToolset',
@@ -115,9 +137,12 @@ __all__ = (
     'BaseToolReturnPart',
     'BinaryContent',
     'BinaryImage',
+    'BuiltinToolCallPart',
+    'BuiltinToolReturnPart',
     'CachePoint',
     'CallDeferred',
     'CallToolsNode',
+    'CodeExecutionTool',
     'CombinedToolset',
     'DeferredToolHandler',
     'DeferredToolRequests',
@@ -130,6 +155,8 @@ __all__ = (
     'EndStrategy',
     'ExternalToolset',
     'FallbackExceptionGroup',
+    'FilePart',
+    'FileSearchTool',
     'FileUrl',
     'FilteredToolset',
     'FinalResultEvent',
@@ -139,10 +166,15 @@ __all__ = (
     'FunctionToolset',
     'HandleResponseEvent',
     'ImageFormat',
+    'ImageGenerationTool',
     'ImageMediaType',
     'ImageUrl',
     'IncompleteToolCall',
+    'InlineDefsJsonSchemaTransformer',
     'InstrumentationSettings',
+    'JsonSchemaTransformer',
+    'MCPServerTool',
+    'MemoryTool',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
@@ -190,6 +222,7 @@ __all__ = (
     'ToolsetFunc',
     'ToolsetTool',
     'UnexpectedModelBehavior',
+    'UrlContextTool',
     'UsageLimitExceeded',
     'UsageLimits',
     'UserContent',
@@ -199,9 +232,13 @@ __all__ = (
     'VideoFormat',
     'VideoMediaType',
     'VideoUrl',
+    'WebFetchTool',
+    'WebSearchTool',
+    'WebSearchUserLocation',
     'WrapperToolset',
     '__version__',
     'capture_run_messages',
+    'format_as_xml',
 )
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ turns the response into the next request (tool results, retries) or the final re
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -26,6 +27,7 @@ from ._run_context import RunContext
 from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
+from .builtin_tools import AbstractBuiltinTool
 from .exceptions import UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
@@ -44,7 +46,7 @@ from .messages import (
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
 from .settings import ModelSettings
-from .tools import DeferredToolHandler, DeferredToolRequests, DeferredToolResults
+from .tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -69,6 +71,15 @@ NodeRunEndT = TypeVar('NodeRunEndT', default=Any)
 EndStrategy: TypeAlias = Literal['early', 'exhaustive']
 """What to do with the other tool calls of a response that gives the final result: `'early'` skips them,
 `'exhaustive'` runs them."""
+
+HistoryProcessor: TypeAlias = (
+    Callable[[list[ModelMessage]], list[ModelMessage]]
+    | Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
+    | Callable[[RunContext[DepsT], list[ModelMessage]], list[ModelMessage]]
+    | Callable[[RunContext[DepsT], list[ModelMessage]], Awaitable[list[ModelMessage]]]
+)
+"""A function that rewrites the message history before each model request (e.g. to trim or summarise it),
+with or without the run context, sync or async. The history it returns replaces the run's history."""
 
 EventStreamHandler: TypeAlias = Callable[[RunContext[DepsT], AsyncIterable[AgentStreamEvent]], Awaitable[None]]
 """A function that receives the events of a run as it goes: for each model request the events of the streamed
@@ -127,6 +138,10 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """Set while a `CallToolsNode` streams its events: receives the events of the tool calls."""
     deferred_tool_handler: DeferredToolHandler[DepsT] | None = None
     """When set, resolves each response's deferred calls within the run, instead of ending it with them."""
+    builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[DepsT]] = ()
+    """The builtin tools of the run (the agent's, then the run's), or functions that make them per request."""
+    history_processors: Sequence[HistoryProcessor[DepsT]] = ()
+    """Functions that rewrite the history before each model request, in order."""
     instrumentation: InstrumentationSettings | None = None
     """When set, the run's tool calls and deferred-call decisions are traced (see `_otel`)."""
 
@@ -278,11 +293,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self.request.run_id = state.run_id
         self.request.instructions = await deps.get_instructions(run_context)
         state.message_history.append(self.request)
+        if deps.history_processors:
+            await process_history(state, deps, run_context)
         deps.usage_limits.check_before_request(state.usage)
-        params = _request_parameters(deps)
+        params = _request_parameters(deps, await resolve_builtin_tools(deps.builtin_tools, run_context))
         settings, params = deps.model.prepare_request(deps.model_settings, params)
         messages = state.message_history
-        if state.history_has_adjacent_requests:
+        if state.history_has_adjacent_requests or deps.history_processors:
             messages = merge_adjacent_messages(messages)
         return messages, settings, params
 
@@ -347,13 +364,56 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         return CallToolsNode(response)
 
 
-def _request_parameters(deps: GraphAgentDeps[Any, Any]) -> ModelRequestParameters:
+async def process_history(
+    state: GraphAgentState, deps: GraphAgentDeps[DepsT, Any], run_context: RunContext[DepsT]
+) -> None:
+    """Run the history processors over the history, which the result replaces (in place, for `capture_run_messages`).
+
+    The run's new messages are counted from the same distance to the end as before, as upstream does.
+    """
+    messages = list(state.message_history)
+    for processor in deps.history_processors:
+        args: tuple[Any, ...] = (run_context, messages) if _takes_ctx(processor) else (messages,)
+        processed: Any = processor(*args)
+        messages = await processed if inspect.isawaitable(processed) else processed
+    if not messages:
+        raise UserError('Processed history cannot be empty.')
+    if not isinstance(messages[-1], ModelRequest):
+        raise UserError('Processed history must end with a `ModelRequest`.')
+    deps.new_message_index -= len(state.message_history) - len(messages)
+    state.message_history[:] = messages
+
+
+def _takes_ctx(processor: Callable[..., Any]) -> bool:
+    return len(inspect.signature(processor).parameters) > 1
+
+
+def _request_parameters(
+    deps: GraphAgentDeps[Any, Any], builtin_tools: list[AbstractBuiltinTool]
+) -> ModelRequestParameters:
     tool_defs = deps.tool_manager.tool_defs
     return ModelRequestParameters(
         function_tools=[d for d in tool_defs if d.kind != 'output'],
+        builtin_tools=builtin_tools,
         output_tools=[d for d in tool_defs if d.kind == 'output'],
         **deps.output_schema.request_parameters(deps.model),
     )
+
+
+async def resolve_builtin_tools(
+    tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[DepsT]], run_context: RunContext[DepsT]
+) -> list[AbstractBuiltinTool]:
+    """The builtin tools of a request: functions called (those returning `None` left out), one tool per unique id.
+
+    A later tool with the same `unique_id` replaces an earlier one in its place, so a run's tool overrides the
+    agent's.
+    """
+    by_id: dict[str, AbstractBuiltinTool] = {}
+    for tool in tools:
+        made = tool if isinstance(tool, AbstractBuiltinTool) else await _utils.call_maybe_async(tool, run_context)
+        if made is not None:
+            by_id[made.unique_id] = made
+    return list(by_id.values())
 
 
 @dataclass

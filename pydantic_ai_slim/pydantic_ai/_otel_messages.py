@@ -122,8 +122,8 @@ def _user_event_content(part: Any, settings: InstrumentationSettings) -> Any:
 
 
 def response_message_parts(response: ModelResponse, settings: InstrumentationSettings) -> list[MessagePart]:
-    """The GenAI message parts of a model response."""
-    from .messages import TextPart, ThinkingPart, ToolCallPart
+    """The GenAI message parts of a model response (builtin tool calls and returns marked `builtin`)."""
+    from .messages import BuiltinToolCallPart, BuiltinToolReturnPart, FilePart, TextPart, ThinkingPart
 
     content = settings.include_content
     parts: list[MessagePart] = []
@@ -131,15 +131,29 @@ def response_message_parts(response: ModelResponse, settings: InstrumentationSet
         if isinstance(part, TextPart | ThinkingPart):
             kind = 'text' if isinstance(part, TextPart) else 'thinking'
             parts.append({'type': kind, **({'content': part.content} if content else {})})
-        elif isinstance(part, ToolCallPart):  # pyright: ignore[reportUnnecessaryIsInstance]
+        elif isinstance(part, FilePart):
+            parts.append(_user_item_part(part.content, settings))
+        elif isinstance(part, BuiltinToolReturnPart):
+            result = {'result': _json_value(part.content)} if content else {}
+            parts.append(
+                {
+                    'type': 'tool_call_response',
+                    'id': part.tool_call_id,
+                    'name': part.tool_name,
+                    'builtin': True,
+                    **result,
+                }
+            )
+        else:
             arguments = {'arguments': part.args} if content else {}
-            parts.append({'type': 'tool_call', 'id': part.tool_call_id, 'name': part.tool_name, **arguments})
+            builtin = {'builtin': True} if isinstance(part, BuiltinToolCallPart) else {}
+            parts.append({'type': 'tool_call', 'id': part.tool_call_id, 'name': part.tool_name, **builtin, **arguments})
     return parts
 
 
 def response_events(response: ModelResponse, settings: InstrumentationSettings) -> list[LogRecord]:
     """The GenAI events (version 1) of a model response: one assistant message."""
-    from .messages import TextPart, ThinkingPart, ToolCallPart
+    from .messages import FilePart, TextPart, ThinkingPart, ToolCallPart
 
     include = settings.include_content
     body: dict[str, Any] = {'role': 'assistant'}
@@ -149,9 +163,14 @@ def response_events(response: ModelResponse, settings: InstrumentationSettings) 
         if isinstance(part, TextPart | ThinkingPart):
             kind = 'text' if isinstance(part, TextPart) else 'thinking'
             content.append({'kind': kind, **({'text': part.content} if include else {})})
-        elif isinstance(part, ToolCallPart):  # pyright: ignore[reportUnnecessaryIsInstance]
+        elif isinstance(part, FilePart):
+            file = part.content
+            data = {'binary_content': file.base64} if include and settings.include_binary_content else {}
+            content.append({'kind': 'binary', 'media_type': file.media_type, **data})
+        elif isinstance(part, ToolCallPart):
             function = {'name': part.tool_name, **({'arguments': part.args} if include else {})}
             tool_calls.append({'id': part.tool_call_id, 'type': 'function', 'function': function})
+        # Builtin tool calls and returns ran at the provider: the GenAI events have no place for them.
     if content:
         # A lone text is given as the plain string, as the GenAI conventions show assistant messages.
         lone_text = len(content) == 1 and content[0]['kind'] == 'text' and include

@@ -21,6 +21,9 @@ from typing import assert_never
 
 from .messages import (
     BinaryContent,
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
+    FilePart,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
@@ -97,7 +100,12 @@ def _response_part_tokens(part: ModelResponsePart) -> int:
     match part:
         case TextPart() | ThinkingPart():
             return count_tokens(part.content)
-        case ToolCallPart():
+        case ToolCallPart() | BuiltinToolCallPart():
             return 1 + count_tokens(part.args_as_json_str())
+        case BuiltinToolReturnPart():
+            return count_tokens(part.model_response_str())
+        case FilePart():
+            # As upstream: a file counts one token per byte.
+            return len(part.content.data)
         case _:
             assert_never(part)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, cast, overload
 from urllib.parse import urlparse
 
 import pydantic
@@ -32,6 +32,7 @@ from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
 if TYPE_CHECKING:
+    from genai_prices.types import PriceCalculation
     from opentelemetry._logs import LogRecord
 
     from .models.instrumented import InstrumentationSettings
@@ -45,12 +46,17 @@ __all__ = (
     'BaseToolReturnPart',
     'BinaryContent',
     'BinaryImage',
+    'BuiltinToolCallEvent',
+    'BuiltinToolCallPart',
+    'BuiltinToolResultEvent',
+    'BuiltinToolReturnPart',
     'CachePoint',
     'DeferredToolRequestsEvent',
     'DeferredToolResultsEvent',
     'DocumentFormat',
     'DocumentMediaType',
     'DocumentUrl',
+    'FilePart',
     'FileUrl',
     'FinalResultEvent',
     'FinishReason',
@@ -666,6 +672,19 @@ class ToolReturnPart(BaseToolReturnPart):
 
 
 @dataclass(repr=False)
+class BuiltinToolReturnPart(BaseToolReturnPart):
+    """The result of a builtin tool call, as the provider returned it in the model's response."""
+
+    _: KW_ONLY
+    provider_name: str | None = None
+    """The provider that ran the tool."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific details."""
+    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
+    """Type discriminator."""
+
+
+@dataclass(repr=False)
 class ToolReturn:
     """A tool result with extra content for the model and metadata for the application.
 
@@ -861,7 +880,44 @@ class ToolCallPart(BaseToolCallPart):
     """Type discriminator."""
 
 
-ModelResponsePart: TypeAlias = Annotated[TextPart | ToolCallPart | ThinkingPart, pydantic.Discriminator('part_kind')]
+@dataclass(repr=False)
+class BuiltinToolCallPart(BaseToolCallPart):
+    """A call of a builtin tool, which the provider ran itself (its result follows as a `BuiltinToolReturnPart`)."""
+
+    _: KW_ONLY
+    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
+    """Type discriminator."""
+
+
+@dataclass(repr=False)
+class FilePart:
+    """A file the model made, e.g. a generated image."""
+
+    content: Annotated[BinaryContent, pydantic.AfterValidator(BinaryImage.narrow_type)]
+    """The file; images are `BinaryImage`s."""
+    _: KW_ONLY
+    id: str | None = None
+    """The provider's id of the part."""
+    provider_name: str | None = None
+    """The provider that made the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific details."""
+    part_kind: Literal['file'] = 'file'
+    """Type discriminator."""
+
+    def has_content(self) -> bool:
+        """Whether the file has data."""
+        return bool(self.content.data)
+
+    __repr__ = _utils.dataclasses_no_defaults_repr
+
+
+_ToolCallPartT = TypeVar('_ToolCallPartT', ToolCallPart, BuiltinToolCallPart)
+
+ModelResponsePart: TypeAlias = Annotated[
+    TextPart | ToolCallPart | BuiltinToolCallPart | BuiltinToolReturnPart | ThinkingPart | FilePart,
+    pydantic.Discriminator('part_kind'),
+]
 """A part of a model's response."""
 
 
@@ -925,9 +981,55 @@ class ModelResponse:
         return '\n\n'.join(texts) if texts else None
 
     @property
+    def files(self) -> list[BinaryContent]:
+        """The files of the response's `FilePart`s."""
+        return [part.content for part in self.parts if isinstance(part, FilePart)]
+
+    @property
+    def images(self) -> list[BinaryImage]:
+        """The images among the response's files."""
+        return [file for file in self.files if isinstance(file, BinaryImage)]
+
+    @property
     def tool_calls(self) -> list[ToolCallPart]:
         """The tool call parts."""
         return [part for part in self.parts if isinstance(part, ToolCallPart)]
+
+    @property
+    def builtin_tool_calls(self) -> list[tuple[BuiltinToolCallPart, BuiltinToolReturnPart]]:
+        """The builtin tool calls of the response, each with its return part (calls without one are left out)."""
+        returns = {part.tool_call_id: part for part in self.parts if isinstance(part, BuiltinToolReturnPart)}
+        return [
+            (part, returns[part.tool_call_id])
+            for part in self.parts
+            if isinstance(part, BuiltinToolCallPart) and part.tool_call_id in returns
+        ]
+
+    @deprecated('`price` is deprecated, use `cost` instead')
+    def price(self) -> PriceCalculation:
+        """Deprecated name of `cost`."""
+        return self.cost()
+
+    def cost(self) -> PriceCalculation:
+        """The cost of the response's usage, from the prices of the `genai-prices` package.
+
+        The model is looked up by `model_name`, at the provider `provider_name` (or `provider_url`), with the
+        prices that applied at `timestamp`.
+
+        Raises:
+            LookupError: If `genai-prices` does not know the model or provider.
+        """
+        assert self.model_name, 'Model name is required to calculate price'
+        # Imported here: the price data is only loaded by programs that ask for a price.
+        from genai_prices import calc_price
+
+        if self.provider_name is None and self.provider_url is not None:
+            return calc_price(
+                self.usage, self.model_name, provider_api_url=self.provider_url, genai_request_timestamp=self.timestamp
+            )
+        return calc_price(
+            self.usage, self.model_name, provider_id=self.provider_name, genai_request_timestamp=self.timestamp
+        )
 
     @property
     @deprecated('`vendor_id` is deprecated, use `provider_response_id` instead')
@@ -1106,12 +1208,24 @@ class ToolCallPartDelta:
             provider_details=self.provider_details,
         )
 
-    def apply(self, part: ModelResponsePart | ToolCallPartDelta) -> ToolCallPart | ToolCallPartDelta:
+    @overload
+    def apply(self, part: ModelResponsePart) -> ToolCallPart | BuiltinToolCallPart: ...
+
+    @overload
+    def apply(
+        self, part: ModelResponsePart | ToolCallPartDelta
+    ) -> ToolCallPart | BuiltinToolCallPart | ToolCallPartDelta: ...
+
+    def apply(
+        self, part: ModelResponsePart | ToolCallPartDelta
+    ) -> ToolCallPart | BuiltinToolCallPart | ToolCallPartDelta:
         """Return the tool call part with this delta applied, or an earlier delta merged with this one.
 
         Merging two deltas gives a `ToolCallPart` as soon as the tool name is known.
         """
         if isinstance(part, ToolCallPart):
+            return self._apply_to_part(part)
+        if isinstance(part, BuiltinToolCallPart):
             return self._apply_to_part(part)
         if isinstance(part, ToolCallPartDelta):
             return self._apply_to_delta(part)
@@ -1119,7 +1233,7 @@ class ToolCallPartDelta:
             f'Can only apply ToolCallPartDeltas to ToolCallParts, BuiltinToolCallParts, or ToolCallPartDeltas, not {part}'
         )
 
-    def _apply_to_part(self, part: ToolCallPart) -> ToolCallPart:
+    def _apply_to_part(self, part: _ToolCallPartT) -> _ToolCallPartT:
         return replace(
             part,
             tool_name=part.tool_name + (self.tool_name_delta or ''),
@@ -1313,8 +1427,41 @@ class DeferredToolResultsEvent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
+@deprecated(
+    '`BuiltinToolCallEvent` is deprecated, look for `PartStartEvent` and `PartDeltaEvent` with `BuiltinToolCallPart` instead.'
+)
+@dataclass(repr=False)
+class BuiltinToolCallEvent:
+    """A builtin tool was called (deprecated: builtin tool calls are response parts, seen in part events)."""
+
+    part: BuiltinToolCallPart
+    """The builtin tool call."""
+    _: KW_ONLY
+    event_kind: Literal['builtin_tool_call'] = 'builtin_tool_call'
+    """Type discriminator."""
+
+
+@deprecated(
+    '`BuiltinToolResultEvent` is deprecated, look for `PartStartEvent` and `PartDeltaEvent` with `BuiltinToolReturnPart` instead.'
+)
+@dataclass(repr=False)
+class BuiltinToolResultEvent:
+    """A builtin tool returned (deprecated: builtin tool results are response parts, seen in part events)."""
+
+    result: BuiltinToolReturnPart
+    """The builtin tool's result."""
+    _: KW_ONLY
+    event_kind: Literal['builtin_tool_result'] = 'builtin_tool_result'
+    """Type discriminator."""
+
+
 HandleResponseEvent: TypeAlias = Annotated[
-    FunctionToolCallEvent | FunctionToolResultEvent | DeferredToolRequestsEvent | DeferredToolResultsEvent,
+    FunctionToolCallEvent
+    | FunctionToolResultEvent
+    | BuiltinToolCallEvent  # pyright: ignore[reportDeprecated] -- kept in the union as upstream
+    | BuiltinToolResultEvent  # pyright: ignore[reportDeprecated] -- kept in the union as upstream
+    | DeferredToolRequestsEvent
+    | DeferredToolResultsEvent,
     pydantic.Discriminator('event_kind'),
 ]
 """An event of the tool-call stage of a run."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any, Generic, Literal
 
 from pydantic_graph import End, GraphRun
 from typing_extensions import TypeVar
 
 from . import _agent_graph, _utils
-from .messages import ModelMessage, ModelMessagesTypeAdapter
+from .messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse, ToolReturnPart
 from .result import FinalResult
 from .usage import RunUsage
 
@@ -73,8 +74,12 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
         """Every message of the conversation so far."""
         return self._graph_run.state.message_history
 
-    def all_messages_json(self) -> bytes:
-        """`all_messages()` as JSON."""
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON.
+
+        Args:
+            output_tool_return_content: Accepted for compatibility and ignored: a run in progress is dumped as is.
+        """
         return ModelMessagesTypeAdapter.dump_json(self.all_messages())
 
     def new_messages(self) -> list[ModelMessage]:
@@ -115,34 +120,65 @@ class AgentRunResult(Generic[OutputDataT]):
     _state: _agent_graph.GraphAgentState = dataclasses.field(default_factory=_agent_graph.GraphAgentState, repr=False)
     _new_message_index: int = dataclasses.field(default=0, repr=False)
 
-    def all_messages(self) -> list[ModelMessage]:
-        """Every message of the conversation, including the history the run started from."""
-        return self._state.message_history
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message of the conversation, including the history the run started from.
 
-    def all_messages_json(self) -> bytes:
+        Args:
+            output_tool_return_content: If given, a copy of the history in which the return of the output tool
+                call says this instead of the default text (e.g. to continue the conversation naturally).
+
+        Raises:
+            ValueError: If `output_tool_return_content` is given and the output did not come from an output tool.
+        """
+        if output_tool_return_content is None:
+            return self._state.message_history
+        return self._with_output_tool_return(output_tool_return_content)
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`all_messages()` as JSON, e.g. to store and later pass back as `message_history`."""
-        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+        messages = self.all_messages(output_tool_return_content=output_tool_return_content)
+        return ModelMessagesTypeAdapter.dump_json(messages)
 
-    def new_messages(self) -> list[ModelMessage]:
-        """The messages made by this run."""
-        return self.all_messages()[self._new_message_index :]
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages made by this run (see `all_messages` for `output_tool_return_content`)."""
+        messages = self.all_messages(output_tool_return_content=output_tool_return_content)
+        return messages[self._new_message_index :]
 
-    def new_messages_json(self) -> bytes:
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`new_messages()` as JSON."""
-        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
+        messages = self.new_messages(output_tool_return_content=output_tool_return_content)
+        return ModelMessagesTypeAdapter.dump_json(messages)
+
+    def _with_output_tool_return(self, content: str) -> list[ModelMessage]:
+        if self._output_tool_name is None:
+            raise ValueError('Cannot set output tool return content when the return type is `str`.')
+        messages = list(self._state.message_history)
+        last = messages[-1]
+        assert isinstance(last, ModelRequest), 'an output tool call is answered by a request'
+        parts = [
+            dataclasses.replace(part, content=content)
+            if isinstance(part, ToolReturnPart) and part.tool_name == self._output_tool_name
+            else part
+            for part in last.parts
+        ]
+        messages[-1] = dataclasses.replace(last, parts=parts)
+        return messages
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last response of the run: the one that gave the output."""
+        for message in reversed(self.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message
+        raise ValueError('This run has no model response.')  # pragma: no cover
 
     def usage(self) -> RunUsage:
         """What the run used."""
         return self._state.usage
 
-    def timestamp(self) -> Any:
+    def timestamp(self) -> datetime:
         """When the last response was received."""
-        from .messages import ModelResponse
-
-        for message in reversed(self.all_messages()):
-            if isinstance(message, ModelResponse):
-                return message.timestamp
-        raise AssertionError('a finished run has a response')  # pragma: no cover
+        return self.response.timestamp
 
     @property
     def run_id(self) -> str:

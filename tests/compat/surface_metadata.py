@@ -1,4 +1,4 @@
-# pyright: basic
+# pyright: basic, reportDeprecated=false
 # A program run under upstream and this package to compare what they print; it calls APIs dynamically.
 """Run metadata: agent-level (dict or callable), run-level, override, and where they are visible."""
 

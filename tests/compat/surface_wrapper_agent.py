@@ -1,4 +1,4 @@
-# pyright: basic
+# pyright: basic, reportDeprecated=false
 # A program run under upstream and this package to compare what they print; it calls APIs dynamically.
 """AbstractAgent/WrapperAgent: forwarding, name inference in every run method, node predicates, model setter."""
 

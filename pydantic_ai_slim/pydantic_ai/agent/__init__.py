@@ -15,7 +15,14 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
 from .. import _agent_graph, _otel, _output, _system_prompt, _utils, models
-from .._agent_graph import CallToolsNode, EndStrategy, EventStreamHandler, ModelRequestNode, UserPromptNode
+from .._agent_graph import (
+    CallToolsNode,
+    EndStrategy,
+    EventStreamHandler,
+    HistoryProcessor,
+    ModelRequestNode,
+    UserPromptNode,
+)
 from .._tool_manager import ParallelExecutionMode, ToolManager
 from ..builtin_tools import AbstractBuiltinTool
 from ..exceptions import UserError
@@ -36,7 +43,9 @@ from ..tools import (
     ToolFuncPlain,
     ToolParams,
     ToolPrepareFunc,
+    ToolsPrepareFunc,
 )
+from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
 from ..toolsets.function import FunctionToolset
@@ -119,12 +128,15 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         validation_context: Any = None,
         output_retries: int | None = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
-        prepare_tools: Callable[..., Any] | None = None,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        builtin_tools: Sequence[AbstractBuiltinTool | BuiltinToolFunc[AgentDepsT]] = (),
+        prepare_tools: ToolsPrepareFunc[AgentDepsT] | None = None,
+        prepare_output_tools: ToolsPrepareFunc[AgentDepsT] | None = None,
+        toolsets: Sequence[AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
         instrument: InstrumentationSettings | bool | None = None,
         metadata: AgentMetadata[AgentDepsT] | None = None,
+        history_processors: Sequence[HistoryProcessor[AgentDepsT]] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
         tool_timeout: float | None = None,
         deferred_tool_handler: DeferredToolHandler[AgentDepsT] | None = None,
@@ -145,13 +157,18 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             validation_context: Pydantic validation context for tool arguments and output.
             output_retries: Number of retries of output validation; defaults to `retries`.
             tools: Tools, as functions or `Tool`s.
+            builtin_tools: Builtin tools the model provider runs (e.g. `WebSearchTool()`), or functions of the run
+                context that make one (or `None`) before each request.
             prepare_tools: Called each step to change the list of function tool definitions.
-            toolsets: Extra toolsets.
+            prepare_output_tools: Called each step to change the list of output tool definitions.
+            toolsets: Extra toolsets, or functions of the run context that make one at each step (see `toolset`).
             defer_model_check: Resolve the model at run time rather than now.
             end_strategy: What to do with other tool calls once an output tool gave the final result.
             instrument: Trace the agent's runs with OpenTelemetry: `True` with the global providers, or
                 `InstrumentationSettings`; `None` follows `Agent.instrument_all`.
             metadata: Metadata given to runs as `ctx.metadata`.
+            history_processors: Functions that rewrite the message history before each model request (sync or
+                async, with or without the run context); the history they return replaces the run's.
             event_stream_handler: Receives the events of runs made with `run`, `run_sync` and `run_stream`,
                 unless the run is given its own.
             tool_timeout: Default timeout of tool calls, in seconds.
@@ -181,9 +198,17 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._max_tool_retries = retries
         self._validation_context = validation_context
         self._metadata = metadata
-        self._function_toolset = FunctionToolset[AgentDepsT](tools, max_retries=retries, timeout=tool_timeout)
+        self._function_toolset = FunctionToolset[AgentDepsT](
+            tools, max_retries=retries, timeout=tool_timeout, id='<agent>'
+        )
         self._prepare_tools = prepare_tools
-        self._user_toolsets: list[AbstractToolset[AgentDepsT]] = list(toolsets or [])
+        self._prepare_output_tools = prepare_output_tools
+        self._builtin_tools = list(builtin_tools)
+        self.history_processors = list(history_processors or [])
+        self._user_toolsets: list[AbstractToolset[AgentDepsT]] = [
+            toolset if isinstance(toolset, AbstractToolset) else DynamicToolset[AgentDepsT](toolset)
+            for toolset in toolsets or []
+        ]
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
         self.instrument = instrument
 
@@ -335,6 +360,31 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
 
         return register if func is None else register(func)
 
+    @overload
+    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
+
+    @overload
+    def toolset(
+        self, /, *, per_run_step: bool = True, id: str | None = None
+    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
+
+    def toolset(
+        self, func: ToolsetFunc[AgentDepsT] | None = None, /, *, per_run_step: bool = True, id: str | None = None
+    ) -> Any:
+        """Register a function of the run context that makes a toolset (or `None`); bare or with arguments.
+
+        Args:
+            func: The function, sync or async.
+            per_run_step: Whether to call it again at every step of a run, rather than once per run.
+            id: An id for the toolset, unique among the agent's toolsets (needed by durable execution).
+        """
+
+        def register(func_: ToolsetFunc[AgentDepsT]) -> ToolsetFunc[AgentDepsT]:
+            self._user_toolsets.append(DynamicToolset[AgentDepsT](func_, per_run_step=per_run_step, id=id))
+            return func_
+
+        return register if func is None else register(func)
+
     def output_validator(self, func: Callable[..., Any], /) -> Callable[..., Any]:
         """Register a function that validates (and may change) the output; it may raise `ModelRetry`."""
         self._output_validators.append(_output.OutputValidator[AgentDepsT, OutputDataT](func))
@@ -400,6 +450,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             validation_context=self._validation_context,
             event_stream_handler=event_stream_handler,
             deferred_tool_handler=deferred_tool_handler or self._deferred_tool_handler,
+            builtin_tools=[*self._builtin_tools, *(builtin_tools or [])],
+            history_processors=self.history_processors,
         )
         start = UserPromptNode[AgentDepsT, Any](
             user_prompt,
@@ -473,13 +525,17 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             function_toolset = FunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
         user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
         parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
-        combined: AbstractToolset[AgentDepsT] = CombinedToolset[AgentDepsT](parts)
+        # Dynamic toolsets hold the toolset they made: each run gets fresh copies, so runs do not share them.
+        combined = CombinedToolset[AgentDepsT](parts).visit_and_replace(_fresh_dynamic_toolset)
         if self._prepare_tools is not None:
             combined = combined.prepared(self._prepare_tools)
         if output_schema.toolset is not None:
             # Output tools are limited by the agent's output retries, whatever `ToolOutput.max_retries` says.
             output_schema.toolset.max_retries = self._max_result_retries
-            combined = CombinedToolset[AgentDepsT]([output_schema.toolset, combined])
+            output_toolset: AbstractToolset[AgentDepsT] = output_schema.toolset
+            if self._prepare_output_tools is not None:
+                output_toolset = output_toolset.prepared(self._prepare_output_tools)
+            combined = CombinedToolset[AgentDepsT]([output_toolset, combined])
         return combined
 
     def _run_instructions(
@@ -537,6 +593,10 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     async def __aexit__(self, *args: Any) -> bool | None:
         """Leave the agent's toolsets."""
         return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
+
+
+def _fresh_dynamic_toolset(toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+    return toolset.copy() if isinstance(toolset, DynamicToolset) else toolset
 
 
 def _metadata_dict(metadata: AgentMetadata[Any] | None, run_context: Any) -> dict[str, Any] | None:

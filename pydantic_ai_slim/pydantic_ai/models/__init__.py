@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from .. import _utils
 from .._parts_manager import ModelResponsePartsManager
+from ..builtin_tools import AbstractBuiltinTool
 from ..exceptions import UserError
 from ..messages import (
     FinalResultEvent,
@@ -74,8 +75,8 @@ class ModelRequestParameters:
 
     function_tools: list[ToolDefinition] = field(default_factory=list[ToolDefinition])
     """The tools the model may call."""
-    builtin_tools: list[object] = field(default_factory=list[object])
-    """Provider-side tools; not supported by the models in this distribution."""
+    builtin_tools: list[AbstractBuiltinTool] = field(default_factory=list[AbstractBuiltinTool])
+    """The builtin tools the model may use (run by the provider)."""
     output_mode: OutputMode = 'text'
     """How the output is requested."""
     output_object: OutputObjectDefinition | None = None
@@ -159,6 +160,14 @@ class Model(ABC):
         raise NotImplementedError(f'Streamed requests not supported by this {self.__class__.__name__}')
         yield  # pragma: no cover
 
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[AbstractBuiltinTool]]:
+        """The builtin tools this class of model can send; none unless a subclass says otherwise.
+
+        A model supports the builtin tools in both this set and its profile's `supported_builtin_tools`.
+        """
+        return frozenset()
+
     def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to what the model supports."""
         return model_request_parameters
@@ -171,11 +180,21 @@ class Model(ABC):
         `'auto'` becomes the profile's default mode, and fields the mode does not use are cleared.
 
         Raises:
-            UserError: If the output mode is `'native'` and the model does not support it.
+            UserError: If the output mode is `'native'` and the model does not support it, or the request has
+                builtin tools the model does not support.
         """
         merged = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
+        self._check_builtin_tools(params.builtin_tools)
         return merged, _settle_output_mode(params, self.profile)
+
+    def _check_builtin_tools(self, builtin_tools: Sequence[AbstractBuiltinTool]) -> None:
+        supported = self.profile.supported_builtin_tools & self.supported_builtin_tools()
+        unsupported = [tool for tool in builtin_tools if not isinstance(tool, tuple(supported))]
+        if unsupported:
+            names = [type(tool).__name__ for tool in unsupported]
+            supported_names = sorted(tool_type.__name__ for tool_type in supported)
+            raise UserError(f'Builtin tool(s) {names} not supported by this model. Supported: {supported_names}')
 
     def _get_instructions(
         self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters | None = None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from .. import _utils
 from .._usage_estimate import count_tokens, estimate_usage
+from ..builtin_tools import SUPPORTED_BUILTIN_TOOLS, AbstractBuiltinTool
 from ..messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
 from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
@@ -157,6 +158,11 @@ class FunctionModel(Model):
     def system(self) -> str:
         """The provider's name: `'function'`."""
         return self._system
+
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[AbstractBuiltinTool]]:
+        """Every builtin tool: the function sees them in `info.model_request_parameters.builtin_tools`."""
+        return SUPPORTED_BUILTIN_TOOLS
 
     async def request(
         self,

@@ -402,7 +402,7 @@ class OpenAIChatModel(Model):
                     texts.append(f'{start}\n{part.content}\n{end}')
                 else:
                     thinking.append(part.content)
-            else:
+            elif isinstance(part, ToolCallPart):
                 function: chat.chat_completion_message_function_tool_call_param.Function = {
                     'name': part.tool_name,
                     'arguments': part.args_as_json_str(),

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .. import _utils
 from .._usage_estimate import count_tokens, estimate_usage
+from ..builtin_tools import SUPPORTED_BUILTIN_TOOLS, AbstractBuiltinTool
+from ..exceptions import UserError
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -38,7 +40,7 @@ from . import Model, ModelRequestParameters, StreamedResponse
 if TYPE_CHECKING:
     from .._run_context import RunContext
 
-__all__ = ('TestModel', 'TestStreamedResponse')
+__all__ = ('SUPPORTED_BUILTIN_TOOLS', 'TestModel', 'TestStreamedResponse')
 
 
 @dataclass(init=False)
@@ -107,6 +109,11 @@ class TestModel(Model):
         """The provider's name: `'test'`."""
         return self._system
 
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[AbstractBuiltinTool]]:
+        """Every builtin tool passes the model's check, but a request that has any is refused, as upstream."""
+        return SUPPORTED_BUILTIN_TOOLS
+
     async def request(
         self,
         messages: list[ModelMessage],
@@ -145,6 +152,8 @@ class TestModel(Model):
     def _response_parts(
         self, messages: Sequence[ModelMessage], params: ModelRequestParameters
     ) -> list[ModelResponsePart]:
+        if params.builtin_tools:
+            raise UserError('TestModel does not support built-in tools')
         # Both are worked out up front so that a misconfigured model fails on every request, not just some.
         tools_to_call = self._tools_to_call(params)
         output = self._final_output(params)

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Self, TypeAlias
 
-__all__ = ('DEFAULT_PROFILE', 'ModelProfile', 'ModelProfileSpec')
+from .._json_schema import InlineDefsJsonSchemaTransformer, JsonSchemaTransformer
+from ..builtin_tools import SUPPORTED_BUILTIN_TOOLS, AbstractBuiltinTool
+
+__all__ = (
+    'DEFAULT_PROFILE',
+    'InlineDefsJsonSchemaTransformer',
+    'JsonSchemaTransformer',
+    'ModelProfile',
+    'ModelProfileSpec',
+)
 
 
 @dataclass(kw_only=True)
@@ -40,8 +49,8 @@ class ModelProfile:
     """The tags that mark thinking inside text, for models that think in plain text."""
     ignore_streamed_leading_whitespace: bool = False
     """Whether whitespace streamed before the first real content should be dropped."""
-    supported_builtin_tools: frozenset[type[Any]] = field(default_factory=frozenset[type[Any]])
-    """The provider-side tools the model supports; none ship in this distribution."""
+    supported_builtin_tools: frozenset[type[AbstractBuiltinTool]] = SUPPORTED_BUILTIN_TOOLS
+    """The builtin tools the model supports; a model class can narrow them with `Model.supported_builtin_tools`."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile | None) -> Self:

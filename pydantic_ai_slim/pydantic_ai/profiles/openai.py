@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from .._json_schema import JsonSchema, JsonSchemaTransformer, flatten_single_union
+from .._json_schema import JsonSchema, JsonSchemaTransformer, flatten_single_union, inline_root_ref
 from ..exceptions import UserError
 from . import ModelProfile
 
@@ -126,6 +126,11 @@ class OpenAIJsonSchemaTransformer(JsonSchemaTransformer):
     rejects are moved into the description. With `strict=None` objects get `additionalProperties: false` where
     it is not set, and `is_strict_compatible` tells whether the schema already fits strict mode.
     """
+
+    def walk(self) -> JsonSchema:
+        """The rewritten schema; a root that only refers to a definition is replaced by it first."""
+        self.schema = inline_root_ref(self.schema)
+        return super().walk()
 
     def transform(self, schema: JsonSchema) -> JsonSchema:
         """Rewrite one node."""

@@ -14,6 +14,9 @@ from typing_extensions import TypeVar
 
 from ..messages import (
     AgentStreamEvent,
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
+    FilePart,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -180,9 +183,16 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             stream = self.handle_text_start(part, follows_text=event.previous_part_kind == 'text')
         elif isinstance(part, ThinkingPart):
             stream = self.handle_thinking_start(part, follows_thinking=event.previous_part_kind == 'thinking')
-        else:
+        elif isinstance(part, ToolCallPart):
             self._tool_call_ids[event.index] = part.tool_call_id
             stream = self.handle_tool_call_start(part)
+        elif isinstance(part, BuiltinToolCallPart):
+            self._tool_call_ids[event.index] = part.tool_call_id
+            stream = self.handle_builtin_tool_call_start(part)
+        elif isinstance(part, BuiltinToolReturnPart):
+            stream = self.handle_builtin_tool_return(part)
+        else:
+            stream = self.handle_file(part)
         async for chunk in stream:
             yield chunk
 
@@ -208,8 +218,13 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             stream = self.handle_text_end(part, followed_by_text=event.next_part_kind == 'text')
         elif isinstance(part, ThinkingPart):
             stream = self.handle_thinking_end(part, followed_by_thinking=event.next_part_kind == 'thinking')
-        else:
+        elif isinstance(part, ToolCallPart):
             stream = self.handle_tool_call_end(part)
+        elif isinstance(part, BuiltinToolCallPart):
+            stream = self.handle_builtin_tool_call_end(part)
+        else:
+            # A builtin tool's return and a file arrive whole, at their start.
+            return
         async for chunk in stream:
             yield chunk
 
@@ -292,6 +307,26 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
 
     async def handle_tool_call_end(self, part: ToolCallPart) -> AsyncIterator[EventT]:
         """A tool call is complete."""
+        return
+        yield
+
+    async def handle_builtin_tool_call_start(self, part: BuiltinToolCallPart) -> AsyncIterator[EventT]:
+        """A builtin tool call (run by the provider) starts; its argument deltas go to `handle_tool_call_delta`."""
+        return
+        yield
+
+    async def handle_builtin_tool_call_end(self, part: BuiltinToolCallPart) -> AsyncIterator[EventT]:
+        """A builtin tool call is complete."""
+        return
+        yield
+
+    async def handle_builtin_tool_return(self, part: BuiltinToolReturnPart) -> AsyncIterator[EventT]:
+        """A builtin tool's result, as the provider returned it."""
+        return
+        yield
+
+    async def handle_file(self, part: FilePart) -> AsyncIterator[EventT]:
+        """A file the model made, e.g. a generated image."""
         return
         yield
 

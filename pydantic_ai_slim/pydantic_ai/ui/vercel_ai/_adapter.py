@@ -16,10 +16,14 @@ from ...exceptions import UserError
 from ...messages import (
     AudioUrl,
     BinaryContent,
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
     DocumentUrl,
+    FilePart,
     ImageUrl,
     ModelMessage,
     ModelRequest,
+    ModelResponsePart,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -257,7 +261,7 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
             if isinstance(message, ModelRequest):
                 ui.extend(_dump_request(message))
             else:
-                parts = [_dump_response_part(p, results, approvals or {}) for p in message.parts]
+                parts = _dump_response_parts(message.parts, results, approvals or {})
                 ui.append(UIMessage(id=str(uuid4()), role='assistant', parts=parts))
         return ui
 
@@ -315,6 +319,8 @@ def _load_file(part: FileUIPart) -> UserContent:
 
 
 def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
+    if _load_provider_part(builder, part):
+        return
     if isinstance(part, TextUIPart):
         builder.add(TextPart(content=part.text))
     elif isinstance(part, ReasoningUIPart):
@@ -394,3 +400,73 @@ def _dump_response_part(
     if isinstance(result, RetryPromptPart):
         return DynamicToolOutputErrorPart(**common, error_text=result.model_response(), approval=responded)
     return DynamicToolInputAvailablePart(**common)
+
+
+def _dump_response_parts(
+    parts: Sequence[ModelResponsePart],
+    results: Mapping[str, ToolReturnPart | RetryPromptPart],
+    approvals: Mapping[str, ToolApproval],
+) -> list[UIMessagePart]:
+    """A response's parts as UI parts: a builtin tool call and its return become one provider-executed tool part."""
+    returns = {part.tool_call_id: part for part in parts if isinstance(part, BuiltinToolReturnPart)}
+    calls = {part.tool_call_id for part in parts if isinstance(part, BuiltinToolCallPart)}
+    dumped: list[UIMessagePart] = []
+    for part in parts:
+        if isinstance(part, BuiltinToolCallPart):
+            dumped.append(_dump_builtin_call(part, returns.get(part.tool_call_id)))
+        elif isinstance(part, BuiltinToolReturnPart):
+            if part.tool_call_id not in calls:
+                dumped.append(_dump_builtin_call(BuiltinToolCallPart(part.tool_name, None, part.tool_call_id), part))
+        elif isinstance(part, FilePart):
+            dumped.append(FileUIPart(media_type=part.content.media_type, url=part.content.data_uri))
+        else:
+            dumped.append(_dump_response_part(part, results, approvals))
+    return dumped
+
+
+def _part_meta(part: BuiltinToolCallPart | BuiltinToolReturnPart) -> dict[str, Any]:
+    meta = {'id': getattr(part, 'id', None), 'provider_name': part.provider_name}
+    meta['provider_details'] = part.provider_details
+    return {key: value for key, value in meta.items() if value is not None}
+
+
+def _dump_builtin_call(call: BuiltinToolCallPart, result: BuiltinToolReturnPart | None) -> UIMessagePart:
+    meta: dict[str, Any] = {'call_meta': _part_meta(call)}
+    if result is None:
+        return ToolInputAvailablePart(
+            type=f'tool-{call.tool_name}',
+            tool_call_id=call.tool_call_id,
+            input=call.args_as_json_str(),
+            provider_executed=True,
+            call_provider_metadata={'pydantic_ai': meta},
+        )
+    meta['return_meta'] = _part_meta(result)
+    return ToolOutputAvailablePart(
+        type=f'tool-{call.tool_name}',
+        tool_call_id=call.tool_call_id,
+        input=call.args_as_json_str(),
+        output=result.model_response_str(),
+        provider_executed=True,
+        call_provider_metadata={'pydantic_ai': meta},
+    )
+
+
+def _load_provider_part(builder: MessagesBuilder, part: UIMessagePart) -> bool:
+    """Load a file the model made, or a provider-executed tool part as a builtin tool call (and its return).
+
+    Returns whether the part was one of these.
+    """
+    if isinstance(part, FileUIPart) and part.url.startswith('data:'):
+        builder.add(FilePart(BinaryContent.from_data_uri(part.url)))
+        return True
+    if not isinstance(part, _TOOL_PART_TYPES) or not part.provider_executed:
+        return False
+    name = _tool_name(part)
+    meta: dict[str, Any] = (part.call_provider_metadata or {}).get('pydantic_ai') or {}
+    call_meta = cast(dict[str, Any], meta.get('call_meta') or {})
+    builder.add(BuiltinToolCallPart(name, _args(part.input), part.tool_call_id, **call_meta))
+    if isinstance(part, ToolOutputAvailablePart):
+        return_meta = cast(dict[str, Any], meta.get('return_meta') or {})
+        return_meta.pop('id', None)
+        builder.add(BuiltinToolReturnPart(name, part.output, part.tool_call_id, **return_meta))
+    return True

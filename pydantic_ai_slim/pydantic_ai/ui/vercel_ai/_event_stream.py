@@ -10,8 +10,10 @@ from uuid import uuid4
 
 from typing_extensions import TypeVar
 
-from ...messages import FinishReason as ModelFinishReason
 from ...messages import (
+    BuiltinToolCallPart,
+    BuiltinToolReturnPart,
+    FilePart,
     FunctionToolResultEvent,
     ModelResponse,
     RetryPromptPart,
@@ -22,6 +24,7 @@ from ...messages import (
     ToolCallPart,
     ToolCallPartDelta,
 )
+from ...messages import FinishReason as ModelFinishReason
 from ...run import AgentRunResultEvent
 from ...tools import DeferredToolRequests
 from .._event_stream import UIEventStream
@@ -31,6 +34,7 @@ from .response_types import (
     BaseChunk,
     DoneChunk,
     ErrorChunk,
+    FileChunk,
     FinishChunk,
     FinishReason,
     FinishStepChunk,
@@ -192,6 +196,48 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
             yield ToolOutputDeniedChunk(tool_call_id=result.tool_call_id)
         else:
             yield ToolOutputAvailableChunk(tool_call_id=result.tool_call_id, output=_jsonable(result.content))
+
+    async def handle_builtin_tool_call_start(self, part: BuiltinToolCallPart) -> AsyncIterator[BaseChunk]:
+        """A builtin tool call starts: a tool call the provider executes, with the arguments received so far."""
+        yield ToolInputStartChunk(
+            tool_call_id=part.tool_call_id,
+            tool_name=part.tool_name,
+            provider_executed=True,
+            provider_metadata=_builtin_provider_metadata(part),
+        )
+        if part.args:
+            yield ToolInputDeltaChunk(tool_call_id=part.tool_call_id, input_text_delta=part.args_as_json_str())
+
+    async def handle_builtin_tool_call_end(self, part: BuiltinToolCallPart) -> AsyncIterator[BaseChunk]:
+        """The builtin tool call's arguments are complete."""
+        try:
+            tool_input: Any = part.args_as_dict()
+        except ValueError:
+            tool_input = part.args
+        yield ToolInputAvailableChunk(
+            tool_call_id=part.tool_call_id,
+            tool_name=part.tool_name,
+            input=tool_input,
+            provider_executed=True,
+            provider_metadata=_builtin_provider_metadata(part),
+        )
+
+    async def handle_builtin_tool_return(self, part: BuiltinToolReturnPart) -> AsyncIterator[BaseChunk]:
+        """The builtin tool's result, as an output the provider executed."""
+        yield ToolOutputAvailableChunk(
+            tool_call_id=part.tool_call_id, output=_jsonable(part.content), provider_executed=True
+        )
+
+    async def handle_file(self, part: FilePart) -> AsyncIterator[BaseChunk]:
+        """A file the model made, as a data URI."""
+        yield FileChunk(url=part.content.data_uri, media_type=part.content.media_type)
+
+
+def _builtin_provider_metadata(part: BuiltinToolCallPart) -> dict[str, Any] | None:
+    """This package's details of a builtin tool call (provider, part id), to be given back with the call."""
+    details = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
+    details = {key: value for key, value in details.items() if value is not None}
+    return {'pydantic_ai': details} if details else None
 
 
 def _input(part: ToolCallPart) -> Any:
