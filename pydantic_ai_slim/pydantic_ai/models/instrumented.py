@@ -38,6 +38,8 @@ from . import KnownModelName, Model, ModelRequestParameters, StreamedResponse
 from .wrapper import WrapperModel
 
 if TYPE_CHECKING:
+    from genai_prices.types import PriceCalculation
+
     from .._run_context import RunContext
 
 __all__ = ('InstrumentationSettings', 'InstrumentedModel', 'instrument_model')
@@ -154,8 +156,6 @@ class InstrumentationSettings:
             description='Measures number of input and output tokens used',
             explicit_bucket_boundaries_advisory=list(TOKEN_HISTOGRAM_BOUNDARIES),
         )
-        # Costs are not calculated in this distribution (no price data): the histogram exists, as upstream's,
-        # for code that records into it, but the instrumentation itself records nothing there.
         self.cost_histogram: Histogram = self.meter.create_histogram(
             'operation.cost', unit='{USD}', description='Monetary cost'
         )
@@ -250,17 +250,30 @@ class InstrumentationSettings:
         )
 
     def record_metrics(
-        self, response: ModelResponse, price_calculation: Any, attributes: dict[str, AttributeValue]
+        self, response: ModelResponse, price_calculation: PriceCalculation | None, attributes: dict[str, AttributeValue]
     ) -> None:
-        """Record the response's token usage in the `gen_ai.client.token.usage` histogram.
-
-        `price_calculation` is accepted for compatibility; costs are not calculated here.
-        """
+        """Record the response's token usage, and with a price its cost, in the token and cost histograms."""
         if not self._metrics_on:
             return
-        for token_type, tokens in (('input', response.usage.input_tokens), ('output', response.usage.output_tokens)):
-            if tokens:
-                self.tokens_histogram.record(tokens, {**attributes, 'gen_ai.token.type': token_type})
+        usage = response.usage
+        for token_type, tokens in (('input', usage.input_tokens), ('output', usage.output_tokens)):
+            if not tokens:
+                continue
+            point = {**attributes, 'gen_ai.token.type': token_type}
+            self.tokens_histogram.record(tokens, point)
+            if price_calculation is not None:
+                price = price_calculation.input_price if token_type == 'input' else price_calculation.output_price
+                self.cost_histogram.record(float(price), point)
+
+
+def _price(response: ModelResponse) -> PriceCalculation | None:
+    """The response's cost, if `genai-prices` knows the model (most test and function models it does not)."""
+    if not response.model_name:
+        return None
+    try:
+        return response.cost()
+    except Exception:
+        return None
 
 
 def _last_instructions(messages: list[ModelMessage]) -> str | None:
@@ -357,6 +370,9 @@ class InstrumentedModel(WrapperModel):
                     attributes_out['gen_ai.response.id'] = response.provider_response_id
                 if response.finish_reason is not None:
                     attributes_out['gen_ai.response.finish_reasons'] = [response.finish_reason]
+                price = _price(response)
+                if price is not None:
+                    attributes_out['operation.cost'] = float(price.total_price)
                 span.set_attributes(attributes_out)
                 metric_attributes = {
                     key: value
@@ -364,7 +380,7 @@ class InstrumentedModel(WrapperModel):
                     if key in ('gen_ai.operation.name', GEN_AI_SYSTEM_ATTRIBUTE, GEN_AI_PROVIDER_NAME_ATTRIBUTE)
                     or key == GEN_AI_REQUEST_MODEL_ATTRIBUTE
                 }
-                settings.record_metrics(response, None, {**metric_attributes, 'gen_ai.response.model': response_model})
+                settings.record_metrics(response, price, {**metric_attributes, 'gen_ai.response.model': response_model})
 
             yield finish
 
