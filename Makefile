@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps all
+.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps pg-deps all chat chat-web chat-page screenshots
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -11,7 +11,7 @@ help: ## Show this help.
 $(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,otel]" -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,cli,web,dbos,otel]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck js e2e-deps ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js e2e-deps pg-deps ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -38,9 +38,16 @@ docs: install ## Build the docs with mkdocs in strict mode.
 
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
+	$(PY) -m benchmarks.dbos
 
 demo: install ## Run the approval CLI demo on the scripted model.
 	$(PY) -m pydantic_ai_examples.approval
+
+chat: install ## Chat with the scripted sysadmin in the terminal (Agent.to_cli).
+	$(PY) -m pydantic_ai_examples.approval.chat
+
+chat-web: install ## Serve the browser chat on the scripted file manager (Agent.to_web) at http://127.0.0.1:7932.
+	$(VENV)/bin/pai-chat --web --agent pydantic_ai_examples.approval.chat:files_agent
 
 JS_STAMP := tests/js/node_modules/.installed
 
@@ -61,7 +68,16 @@ $(E2E_STAMP): tests/e2e/package.json tests/e2e/package-lock.json
 $(E2E_BUNDLE): $(E2E_STAMP) tests/e2e/src/main.jsx tests/e2e/index.html
 	npm run --prefix tests/e2e build
 
+chat-page: $(E2E_STAMP) ## Rebuild the bundled chat page of Agent.to_web (committed; needs node and npm).
+	node pydantic_ai_slim/chat-page/build.mjs
+
+screenshots: install e2e-deps ## Retake the screenshots of docs/chat.md (needs tmux).
+	$(PY) tests/e2e/screenshots.py
+
 e2e-deps: $(E2E_BUNDLE) ## Install Debian's chromium if missing, the e2e page's npm packages, and build the page.
 	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+
+pg-deps: ## Install Debian's PostgreSQL server if missing (the durable tests start a throwaway one as user postgres).
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql)
 
 all: test docs ## Everything CI checks.

@@ -12,6 +12,8 @@ import pytest
 PUBLIC_MODULES = [
     'pydantic_ai',
     'pydantic_ai.agent',
+    'pydantic_ai.durable_exec',
+    'pydantic_ai.durable_exec.dbos',
     'pydantic_ai.agent.abstract',
     'pydantic_ai.agent.wrapper',
     'pydantic_ai.builtin_tools',
@@ -106,6 +108,7 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
     'pydantic_ai.models.instrumented': ['InstrumentationSettings', 'InstrumentedModel', 'instrument_model'],
     'pydantic_ai.models.wrapper': ['WrapperModel'],
+    'pydantic_ai.durable_exec.dbos': ['DBOSAgent', 'DBOSModel', 'DBOSParallelExecutionMode', 'StepConfig'],
 }
 
 

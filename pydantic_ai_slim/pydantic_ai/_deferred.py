@@ -70,6 +70,7 @@ __all__ = (
     'ExternalResult',
     'NestedResults',
     'Resolution',
+    'check_answers',
     'check_resume',
     'handle_deferred',
     'match_deferred',
@@ -189,7 +190,24 @@ def match_deferred(deferred: Sequence[DeferredCall], results: DeferredToolResult
         UserError: If an id is missing or unknown, an external call is approved or denied, or a call that
             needs approval is given a result.
     """
-    expected = {call_id: kind for d in deferred for call_id, kind in _listed_ids(d)}
+    _check_answers({call_id: kind for d in deferred for call_id, kind in _listed_ids(d)}, results)
+    return [(d.call, _handler_answer(d, results)) for d in deferred]
+
+
+def check_answers(requests: DeferredToolRequests, results: DeferredToolResults) -> None:
+    """Check that `results` answer exactly the calls of `requests`, each in the right way, as a handler's must.
+
+    For answers that arrive from elsewhere (a durable handler's inbox) and are checked before they reach the run.
+
+    Raises:
+        UserError: As `match_deferred`.
+    """
+    expected = {call.tool_call_id: 'external' for call in requests.calls}
+    expected.update({call.tool_call_id: 'unapproved' for call in requests.approvals})
+    _check_answers(expected, results)
+
+
+def _check_answers(expected: dict[str, str], results: DeferredToolResults) -> None:
     got = {*results.calls, *results.approvals}
     if got != set(expected):
         raise _incomplete(set(expected), got)
@@ -204,7 +222,6 @@ def match_deferred(deferred: Sequence[DeferredCall], results: DeferredToolResult
                 f'Tool call {call_id!r} needs approval: answer it in `DeferredToolResults.approvals`, '
                 'not with a result.'
             )
-    return [(d.call, _handler_answer(d, results)) for d in deferred]
 
 
 def _listed_ids(deferred: DeferredCall) -> list[tuple[str, str]]:

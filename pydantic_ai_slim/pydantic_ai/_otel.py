@@ -46,12 +46,15 @@ if TYPE_CHECKING:
 
 __all__ = (
     'DECISION_EVENT',
+    'POLICY_EVENT',
+    'DecidingPolicy',
     'Decision',
     'RunSpan',
     'audited_handler_call',
     'call_tool',
     'guarded_span',
     'instrumented',
+    'record_approval_policy',
     'record_resume',
     'record_streamed_output',
     'run_context_fields',
@@ -497,3 +500,37 @@ def settings_of(model: Model, default: InstrumentationSettings | None) -> Instru
     from .models.instrumented import InstrumentedModel
 
     return model.instrumentation_settings if isinstance(model, InstrumentedModel) else default
+
+
+# The approval toolkit's part of the audit trail.
+
+DecidingPolicy = Literal['pre-approved', 'blocked', 'remembered', 'asked']
+"""Which policy of the approval toolkit decided a call."""
+
+POLICY_EVENT = 'approval_policy'
+"""The name of the events that say which policy of the approval toolkit decided a call."""
+
+
+def record_approval_policy(
+    tool_name: str, tool_call_id: str | None, policy: DecidingPolicy, wait_seconds: float | None = None
+) -> None:
+    """Add an `approval_policy` event to the current span, if one is recording.
+
+    Called by the approval toolkit: `pre-approved` on the call's `running tool` span; `blocked`, `remembered` and
+    `asked` on the `deferred_tool_handler` span, with `wait_seconds`, the time that one call took to decide.
+    """
+    trace = sys.modules.get('opentelemetry.trace')
+    if trace is None:
+        # OpenTelemetry is not even imported: nothing can be recording.
+        return
+    span = trace.get_current_span()
+    if not span.is_recording():
+        return
+    attributes: dict[str, AttributeValue] = {
+        'gen_ai.tool.name': tool_name,
+        'gen_ai.tool.call.id': tool_call_id or '',
+        'approval.policy': policy,
+    }
+    if wait_seconds is not None:
+        attributes['approval.wait_seconds'] = round(wait_seconds, 6)
+    safely('recording an approval policy', partial(span.add_event, POLICY_EVENT, attributes), None)

@@ -6,8 +6,8 @@ yes, no (with an optional reason the model is told), yes for the rest of the ses
 left in this batch. Blocked calls are shown but never asked about. The model sees every result and plans
 its next step in the same run.
 
-The answering logic is `TerminalApprover`, a per-call callback turned into a deferred tool handler by
-`approval_handler`. Without a terminal on stdin the demo exits at once unless `--answers` scripts the
+The answering logic is `TerminalApprover` (shipped with the package, where `Agent.to_cli()` uses it too), a
+per-call callback turned into a deferred tool handler by `approval_handler`. Without a terminal on stdin the demo exits at once unless `--answers` scripts the
 session; Ctrl-C at a prompt stops it cleanly (exit code 130).
 """
 
@@ -20,20 +20,21 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO, cast
 
 from pydantic_ai import Agent, CallToolsNode, ModelRequestNode
+from pydantic_ai._approval.handler import ApprovalHandler
+from pydantic_ai._approval.terminal import ScriptedAnswers, TerminalApprover, call_text
 from pydantic_ai.exceptions import AgentRunError, UserError
 from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.run import AgentRun
 from pydantic_graph import End
 
-from .handler import ApprovalBatch, ApprovalDecision, ApprovalHandler, ApprovalRequest, BatchEntry, approval_handler
 from .machine import MACHINE_CONFIG, Machine, MachineToolset
 from .scripted import TASK, scripted_model
 from .toolset import ApprovalToolset
@@ -64,8 +65,6 @@ INSTRUCTIONS = (
     'act, prefer the gentlest action that works, and verify the result. Some calls need a person to approve '
     'them: if one is denied or blocked, respect that and adapt (a gentler option, or ask the user).'
 )
-
-_LEGEND = 'y = yes, n = no (then an optional reason), s = yes for this session, a = yes to the rest of the batch'
 
 
 def build_agent(model: Model) -> Agent[Machine, str]:
@@ -124,7 +123,7 @@ class Display:
             if isinstance(part, TextPart) and part.content:
                 self.line(f'\n[{self.steps}] model: {part.content}')
             elif isinstance(part, ToolCallPart):
-                self.line(f'   → {_call_text(part.tool_name, part.args_as_dict())}')
+                self.line(f'   → {call_text(part.tool_name, part.args_as_dict())}')
 
     @contextmanager
     def thinking(self) -> Iterator[None]:
@@ -151,10 +150,6 @@ class Display:
         self.out.flush()
 
 
-def _call_text(tool_name: str, args: dict[str, Any]) -> str:
-    return f'{tool_name}({", ".join(f"{key}={value!r}" for key, value in args.items())})'
-
-
 def _brief(content: object, width: int = 110) -> str:
     if isinstance(content, list):
         # A list of records (e.g. listening ports) reads best as one record per `;`, values only.
@@ -166,23 +161,6 @@ def _brief(content: object, width: int = 110) -> str:
     text = content if isinstance(content, str) else json.dumps(content, default=str)
     text = ' '.join(text.split())
     return text if len(text) <= width else text[: width - 1] + '…'
-
-
-@dataclass
-class ScriptedAnswers:
-    """Answers given up front with `--answers`, used in order; once they run out, calls are denied."""
-
-    answers: list[str]
-    """The remaining answers."""
-
-    @classmethod
-    def parse(cls, text: str) -> ScriptedAnswers:
-        """Split `y,n:reason,s,a` into answers; a reason may not contain a comma."""
-        return cls([answer.strip() for answer in text.split(',') if answer.strip()])
-
-    def next(self) -> str | None:
-        """The next answer, or `None` when none is left."""
-        return self.answers.pop(0) if self.answers else None
 
 
 @dataclass
@@ -207,103 +185,6 @@ class Summary:
             f'Summary: steps {self.steps}, approvals asked {self.asked}, approved {self.approved} '
             f'({self.remembered} remembered), denied {self.denied}, blocked {self.blocked}.'
         )
-
-
-@dataclass
-class TerminalApprover:
-    """The demo's approval UI: shows each batch, then asks about each call that needs a decision."""
-
-    display: Display
-    """Where batches and prompts are shown."""
-    scripted: ScriptedAnswers | None = None
-    """Answers to use instead of asking (`--answers`)."""
-    read: Callable[[str], str] = input
-    """Reads one answer after printing a prompt (`input` by default)."""
-    asked: int = 0
-    """How many calls were asked about (a call answered after a retry counts once)."""
-    _approve_rest: bool = field(default=False, repr=False)
-
-    def show_batch(self, batch: ApprovalBatch) -> None:
-        """Show every approval of the model's response together, before the first question."""
-        self._approve_rest = False
-        count = len(batch.to_ask)
-        self.display.line(f'\n   ── {len(batch.entries)} call(s) need a decision, {count} to answer ──')
-        for number, entry in enumerate(batch.entries, start=1):
-            self._show_entry(number, entry)
-        if count:
-            self.display.line(f'   ({_LEGEND})')
-
-    def _show_entry(self, number: int, entry: BatchEntry) -> None:
-        request = entry.request
-        self.display.line(f'   {number}. {_call_text(request.tool_name, request.tool_args)}')
-        self.display.line(f'      {request.description}')
-        if entry.decision is not None and not entry.decision.approved:
-            self.display.not_run[request.tool_call_id] = '✗'
-        if entry.status == 'blocked':
-            self.display.line(f'      BLOCKED: {request.reason} (denied without asking)')
-        elif entry.status == 'remembered' and entry.decision is not None:
-            verdict = 'approved' if entry.decision.approved else 'denied'
-            self.display.line(f'      remembered for this session: {verdict}')
-        elif request.reason:
-            self.display.line(f'      needs approval: {request.reason}')
-
-    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Ask about one call (or use the scripted answer) and turn the answer into a decision."""
-        if self._approve_rest:
-            self.display.line(f'   {request.tool_name}: approved (all in this batch)')
-            return ApprovalDecision(approved=True, note='Approved with the rest of the batch.')
-        decision = self._decision(request)
-        if not decision.approved:
-            self.display.not_run[request.tool_call_id] = '✗'
-        return decision
-
-    def _decision(self, request: ApprovalRequest) -> ApprovalDecision:
-        answer = self._answer(f'   Approve {request.tool_name}? [y/n/s/a] ')
-        if answer is None:
-            self.display.line('   (no scripted answer left: denied)')
-            return ApprovalDecision(approved=False, note='Denied: no answer was given for this call.')
-        self.asked += 1
-        decision = self._parse(answer)
-        while decision is None:
-            self.display.line(f'   Please answer y, n, s or a ({answer!r} is not one of them).')
-            answer = self._answer(f'   Approve {request.tool_name}? [y/n/s/a] ')
-            if answer is None:
-                return ApprovalDecision(approved=False, note='Denied: no valid answer was given for this call.')
-            decision = self._parse(answer)
-        return decision
-
-    def _parse(self, answer: str) -> ApprovalDecision | None:
-        choice, _, reason = answer.partition(':')
-        choice = choice.strip().lower()
-        if choice in ('y', 'yes'):
-            return ApprovalDecision(approved=True)
-        if choice in ('s', 'session'):
-            return ApprovalDecision(approved=True, remember='session')
-        if choice in ('a', 'all'):
-            self._approve_rest = True
-            return ApprovalDecision(approved=True, note='Approved with the rest of the batch.')
-        if choice in ('n', 'no'):
-            return self._denial(reason.strip())
-        return None
-
-    def _denial(self, reason: str) -> ApprovalDecision:
-        if not reason and self.scripted is None:
-            reason = self.read('   Reason for the model (optional, Enter to skip): ').strip()
-        return ApprovalDecision(
-            approved=False, note=f'Denied by the user: {reason}' if reason else 'Denied by the user.'
-        )
-
-    def _answer(self, prompt: str) -> str | None:
-        if self.scripted is None:
-            return self.read(prompt)
-        answer = self.scripted.next()
-        if answer is not None:
-            self.display.line(f'{prompt}{answer}')
-        return answer
-
-    def handler(self) -> ApprovalHandler:
-        """This approver as a deferred tool handler."""
-        return approval_handler(self.decide, on_batch=self.show_batch)
 
 
 async def run_task(

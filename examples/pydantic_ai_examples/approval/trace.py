@@ -1,8 +1,8 @@
 """Tracing for the approval toolkit: which policy decided each call, and a trace file readable without a service.
 
 An agent made with `instrument=` records each deferred tool handler call as a `deferred_tool_handler` span with a
-`deferred_tool_decision` event per call (what was decided). The toolkit adds *who* decided: an `approval_policy`
-event per call with `approval.policy` set to
+`deferred_tool_decision` event per call (what was decided). The toolkit adds *who* decided (`record_policy`): an
+`approval_policy` event per call with `approval.policy` set to
 
 - `pre-approved`: the policy let the call run without asking (on the call's `running tool` span);
 - `blocked`: the policy refused it without asking;
@@ -25,7 +25,10 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai._otel import POLICY_EVENT, DecidingPolicy
+from pydantic_ai._otel import record_approval_policy as record_policy
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -34,35 +37,6 @@ if TYPE_CHECKING:
 __all__ = ('POLICY_EVENT', 'DecidingPolicy', 'record_policy', 'span_to_dict', 'trace_to_file')
 
 logger = logging.getLogger(__name__)
-
-DecidingPolicy: TypeAlias = Literal['pre-approved', 'blocked', 'remembered', 'asked']
-"""Which policy decided a call."""
-
-POLICY_EVENT = 'approval_policy'
-"""The name of the events that say which policy decided a call."""
-
-
-def record_policy(
-    tool_name: str, tool_call_id: str | None, policy: DecidingPolicy, wait_seconds: float | None = None
-) -> None:
-    """Add an `approval_policy` event to the current span (a no-op when nothing is being traced).
-
-    `wait_seconds` is how long this one call took to decide (for `asked`: how long the person took).
-    """
-    try:
-        from opentelemetry import trace
-    except ImportError:  # pragma: no cover - the examples are tested with OpenTelemetry installed
-        return
-    span = trace.get_current_span()
-    if span.is_recording():
-        attributes: dict[str, str | float] = {
-            'gen_ai.tool.name': tool_name,
-            'gen_ai.tool.call.id': tool_call_id or '',
-            'approval.policy': policy,
-        }
-        if wait_seconds is not None:
-            attributes['approval.wait_seconds'] = round(wait_seconds, 6)
-        span.add_event(POLICY_EVENT, attributes)
 
 
 def span_to_dict(span: ReadableSpan) -> dict[str, Any]:

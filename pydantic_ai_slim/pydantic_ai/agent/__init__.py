@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -594,6 +595,79 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         """Leave the agent's toolsets."""
         return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
 
+    async def to_cli(
+        self,
+        deps: AgentDepsT = None,
+        prog_name: str = 'pydantic-ai',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+    ) -> None:
+        """Chat with the agent in the terminal (needs the `cli` extra); tools that need approval are asked inline.
+
+        Args:
+            deps: The dependencies of every run.
+            prog_name: The name shown in the prompt.
+            message_history: A conversation to continue.
+            model_settings: Model settings for every run.
+            usage_limits: Usage limits for every run.
+        """
+        from .._chat.cli import run_chat
+
+        await run_chat(
+            self,
+            deps=deps,
+            prog_name=prog_name,
+            message_history=message_history,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+        )
+
+    def to_cli_sync(
+        self,
+        deps: AgentDepsT = None,
+        prog_name: str = 'pydantic-ai',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+    ) -> None:
+        """Chat with the agent in the terminal, without an event loop in the caller; see `to_cli`."""
+        _utils.run_sync(self.to_cli(deps, prog_name, message_history, model_settings, usage_limits))
+
+    def to_web(
+        self,
+        *,
+        models: ModelsParam = None,
+        builtin_tools: list[Any] | None = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        instructions: str | None = None,
+        html_source: str | Path | None = None,
+    ) -> Starlette:
+        """A starlette app to chat with the agent in a browser (needs the `ui` extra): the page at `/`, `/api/chat`.
+
+        Tool calls that need approval get Approve / Deny buttons; their ids are signed with a secret of the app.
+
+        Args:
+            models: The model to use (a model, a name, or a list or mapping of them: the first is used).
+            builtin_tools: Not supported; must be `None` or empty.
+            deps: The dependencies of every run.
+            model_settings: Model settings for every run.
+            instructions: Extra instructions for every run.
+            html_source: A path or URL of another page to serve at `/` instead of the bundled one.
+        """
+        from .._chat.web import create_web_app
+
+        return create_web_app(
+            self,
+            models=models,
+            builtin_tools=builtin_tools,
+            deps=deps,
+            model_settings=model_settings,
+            instructions=instructions,
+            html_source=html_source,
+        )
+
 
 def _fresh_dynamic_toolset(toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
     return toolset.copy() if isinstance(toolset, DynamicToolset) else toolset
@@ -624,6 +698,15 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         yield messages
     finally:
         _captured_messages.reset(token)
+
+
+if typing.TYPE_CHECKING:  # pragma: no cover
+    # Only for the annotations of `to_web`: starlette is an optional extra.
+    from pathlib import Path
+
+    from starlette.applications import Starlette
+
+    from .._chat.web import ModelsParam
 
 
 def __getattr__(name: str) -> Any:

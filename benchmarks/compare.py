@@ -1,0 +1,109 @@
+"""Side by side with upstream: each workload of `workloads.py` under upstream pydantic-ai-slim 1.x and under ours.
+
+Upstream is installed into a throwaway venv outside the project (`$TMPDIR/pai-bench-upstream`, built once from
+PyPI with the newest 1.x release); the project's `.venv` is never touched. Every workload runs in a fresh
+interpreter, alternating upstream and ours, for `ROUNDS` rounds; the table gives the medians and their ratio,
+so every ratio comes from one run on one machine. Nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROUNDS = int(os.environ.get('BENCH_ROUNDS', '3'))
+HERE = Path(__file__).parent
+WORKLOADS = HERE / 'workloads.py'
+UPSTREAM_VENV = Path(os.environ.get('BENCH_UPSTREAM_VENV', Path(tempfile.gettempdir()) / 'pai-bench-upstream'))
+
+
+@dataclass
+class Measure:
+    """One row of the table: how to take a figure, and the goal for ours / upstream."""
+
+    label: str
+    workload: tuple[str, ...]
+    key: str
+    goal: str
+
+
+MEASURES = [
+    Measure('cold `import pydantic_ai` (ms)', ('import',), 'ms', 'ours/upstream <= 0.4'),
+    Measure('loop overhead per step, sync tool, N=20 (µs)', ('loop', '20'), 'us_per_step', ''),
+    Measure('loop overhead per step, sync tool, N=200 (µs)', ('loop', '200'), 'us_per_step', 'ours/upstream <= 0.25'),
+    Measure('loop overhead per step, sync tool, N=2000 (µs)', ('loop', '2000'), 'us_per_step', ''),
+    Measure(
+        'fan-out, per sync tool call in one response (µs)', ('fanout', '200'), 'us_per_call', 'ours/upstream <= 0.5'
+    ),
+    Measure('peak RSS of a 2,000-step run (MB)', ('rss', '2000'), 'peak_rss_mb', 'ours/upstream <= 0.8'),
+    Measure('streamed text, per delta (µs)', ('stream', '2000'), 'us_per_delta', 'ours/upstream <= 0.3'),
+    Measure('20 approved 50 ms calls (s)', ('approved', '20'), 'seconds', 'ours <= 1.1 x 0.05 s'),
+]
+
+
+def upstream_python() -> str:
+    """The interpreter of the throwaway upstream venv, built on first use."""
+    python = UPSTREAM_VENV / 'bin' / 'python'
+    if not python.exists():
+        print(f'building {UPSTREAM_VENV} with the newest pydantic-ai-slim 1.x (once) ...', flush=True)
+        subprocess.run([sys.executable, '-m', 'venv', str(UPSTREAM_VENV)], check=True)
+        subprocess.run([str(python), '-m', 'pip', 'install', '-q', 'pydantic-ai-slim>=1,<2'], check=True)
+    return str(python)
+
+
+def version_of(python: str) -> str:
+    """The version of `pydantic_ai` that `python` imports."""
+    code = 'from importlib.metadata import version; print(version("pydantic-ai-slim"))'
+    return subprocess.run([python, '-c', code], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _import_ms(python: str, samples: int = 5) -> float:
+    timings: list[float] = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        subprocess.run([python, '-c', 'import pydantic_ai'], check=True)
+        timings.append(time.perf_counter() - start)
+    return statistics.median(timings) * 1e3
+
+
+def take(python: str, measure: Measure) -> float:
+    """One sample of `measure` under `python`, in a fresh interpreter."""
+    if measure.workload == ('import',):
+        return _import_ms(python)
+    # Run from a temporary directory so neither interpreter picks up the repository's sources from the cwd.
+    with tempfile.TemporaryDirectory() as cwd:
+        out = subprocess.run(
+            [python, str(WORKLOADS), *measure.workload], check=True, capture_output=True, text=True, cwd=cwd
+        ).stdout
+    return json.loads(out.splitlines()[-1])[measure.key]
+
+
+def main() -> None:
+    """Print the side-by-side table."""
+    ours, theirs = sys.executable, upstream_python()
+    print(f'side by side: upstream pydantic-ai-slim {version_of(theirs)} vs ours {version_of(ours)}, ')
+    print(f'{ROUNDS} interleaved rounds, medians')
+    print('| measure | upstream | ours | ours / upstream | goal |\n|---|---|---|---|---|')
+    medians: dict[str, tuple[float, float]] = {}
+    for measure in MEASURES:
+        up: list[float] = []
+        us: list[float] = []
+        for _ in range(ROUNDS):
+            up.append(take(theirs, measure))
+            us.append(take(ours, measure))
+        a, b = statistics.median(up), statistics.median(us)
+        medians[measure.label] = (a, b)
+        print(f'| {measure.label} | {a:.4g} | {b:.4g} | {b / a:.2f} | {measure.goal} |', flush=True)
+    flat = medians[MEASURES[3].label][1] / medians[MEASURES[1].label][1]
+    print(f'| ours per step at N=2000 / at N=20 | | {flat:.2f} | | <= 1.2 |')
+
+
+if __name__ == '__main__':
+    main()

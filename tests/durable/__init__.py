@@ -1,0 +1,1 @@
+"""Durable-execution test programs: a worker process the tests start, kill and restart."""
