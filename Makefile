@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install format lint typecheck test testcov docs bench demo js e2e-deps pg-deps all chat chat-web chat-page screenshots
+.PHONY: help install format lint typecheck test testcov docs bench demo demo-mcp js e2e-deps mcp-servers pg-deps all chat chat-web chat-page screenshots
 
 help: ## Show this help.
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -11,7 +11,7 @@ help: ## Show this help.
 $(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,cli,web,dbos,otel]" -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,anthropic,cli,web,dbos,mcp,otel]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.
@@ -27,7 +27,7 @@ lint: install ## Check formatting and lint with ruff.
 typecheck: install ## Type-check with pyright (strict on the package).
 	$(VENV)/bin/pyright
 
-test: lint typecheck js e2e-deps pg-deps ## Lint, type-check and run the test suite with coverage.
+test: lint typecheck js e2e-deps mcp-servers pg-deps ## Lint, type-check and run the test suite with coverage.
 	$(PY) -m pytest --cov --cov-report=term-missing:skip-covered
 
 testcov: install ## Run the tests and write an HTML coverage report.
@@ -40,8 +40,11 @@ bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.dbos
 
-demo: install ## Run the approval CLI demo on the scripted model.
-	$(PY) -m pydantic_ai_examples.approval
+demo: install $(if $(findstring --mcp,$(ARGS)),mcp-servers) ## Run the approval CLI demo on the scripted model (ARGS=--mcp: on a real MCP filesystem server).
+	$(PY) -m pydantic_ai_examples.approval $(ARGS)
+
+demo-mcp: ## The approval demo on the reference MCP filesystem server in a sandbox directory (make demo ARGS=--mcp).
+	$(MAKE) demo ARGS="--mcp $(ARGS)"
 
 chat: install ## Chat with the scripted sysadmin in the terminal (Agent.to_cli).
 	$(PY) -m pydantic_ai_examples.approval.chat
@@ -56,6 +59,14 @@ $(JS_STAMP): tests/js/package.json tests/js/package-lock.json
 	touch $(JS_STAMP)
 
 js: $(JS_STAMP) ## Install the AI SDK packages the Vercel AI conformance test runs (needs node and npm).
+
+MCP_STAMP := tests/mcp_servers/node_modules/.installed
+
+$(MCP_STAMP): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
+	npm ci --prefix tests/mcp_servers --no-audit --no-fund --ignore-scripts
+	touch $(MCP_STAMP)
+
+mcp-servers: $(MCP_STAMP) ## Install the reference MCP filesystem server the MCP tests and `make demo ARGS=--mcp` run.
 
 E2E_STAMP := tests/e2e/node_modules/.installed
 E2E_BUNDLE := tests/e2e/dist/main.js

@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from . import compare, deferred, handler, streaming
+from . import compare, deferred, handler, mcp, streaming
 
 STEP_COUNTS = (20, 200, 2000)
 TOTAL_STEPS_PER_SAMPLE = 2000
@@ -87,6 +87,7 @@ def main() -> None:
     print('resumed run, 20 approved calls sleeping 50 ms each (1000 ms if run one after another):')
     print(f'  async tools: {deferred.resumed_20_approved_ms():.0f} ms')
     print(f'  sync tools (worker threads): {deferred.resumed_20_approved_ms(sync_tool=True):.0f} ms')
+    mcp.main()
     print()
     compare.main()
 

@@ -1,6 +1,6 @@
-"""A scripted OpenAI Chat Completions server on 127.0.0.1, for testing model clients over real HTTP.
+"""A scripted model API server on 127.0.0.1, for testing model clients over real HTTP.
 
-It answers `POST .../chat/completions` with the responses queued on it, in order, and records every
+It answers every `POST` (OpenAI's `/chat/completions` and `/responses`, Anthropic's `/messages`) with the responses queued on it, in order, and records every
 request it received. Only the standard library is used, so the same module also serves probe scripts run
 under other environments.
 """
@@ -101,6 +101,12 @@ class ChatServer:
             events.append('[DONE]')
         self.add(ScriptedResponse(events=events, stall=stall, truncate=truncate))
 
+    def add_sse(self, events: list[tuple[str, Any]], *, stall: float = 0.0, truncate: bool = False) -> None:
+        """Queue a server-sent event stream of named events (`event:` and `data:` lines), as Anthropic and the
+        OpenAI Responses API send them; the stream ends without a `[DONE]` event."""
+        lines = [f'event: {name}\ndata: {json.dumps(data)}' for name, data in events]
+        self.add(ScriptedResponse(events=lines, stall=stall, truncate=truncate))
+
     def add_delay(self, seconds: float, body: Any = None) -> None:
         """Queue a JSON response that is sent only after `seconds`."""
         self.add(ScriptedResponse(body=json.dumps(body or {}).encode(), delay=seconds))
@@ -171,7 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         for index, event in enumerate(response.events or []):
-            self.wfile.write(f'data: {event}\n\n'.encode())
+            text = event if event.startswith('event: ') else f'data: {event}'
+            self.wfile.write(f'{text}\n\n'.encode())
             self.wfile.flush()
             if index == 0 and response.stall and self.chat.closing.wait(response.stall):
                 return

@@ -380,8 +380,8 @@ def test_unknown_provider():
 
 
 def test_missing_extra():
-    with pytest.raises(UserError, match='`anthropic`'):
-        Agent('anthropic:claude-sonnet-4-5')
+    with pytest.raises(UserError, match='`groq`'):
+        Agent('groq:llama-3.3-70b-versatile')
 
 
 def test_agent_repr():

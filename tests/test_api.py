@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -19,8 +21,10 @@ PUBLIC_MODULES = [
     'pydantic_ai.builtin_tools',
     'pydantic_ai.exceptions',
     'pydantic_ai.format_prompt',
+    'pydantic_ai.mcp',
     'pydantic_ai.messages',
     'pydantic_ai.models',
+    'pydantic_ai.models.anthropic',
     'pydantic_ai.models.function',
     'pydantic_ai.models.instrumented',
     'pydantic_ai.models.openai',
@@ -28,8 +32,10 @@ PUBLIC_MODULES = [
     'pydantic_ai.models.wrapper',
     'pydantic_ai.output',
     'pydantic_ai.profiles',
+    'pydantic_ai.profiles.anthropic',
     'pydantic_ai.profiles.openai',
     'pydantic_ai.providers',
+    'pydantic_ai.providers.anthropic',
     'pydantic_ai.providers.openai',
     'pydantic_ai.result',
     'pydantic_ai.run',
@@ -103,12 +109,28 @@ UPSTREAM_IMPORTS = {
     'pydantic_ai.run': ['AgentRun', 'AgentRunResult', 'AgentRunResultEvent'],
     'pydantic_ai.result': ['StreamedRunResult', 'StreamedRunResultSync', 'AgentStream'],
     'pydantic_ai.models': ['Model', 'ModelRequestParameters', 'StreamedResponse', 'infer_model'],
-    'pydantic_ai.models.openai': ['OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel'],
+    'pydantic_ai.models.openai': [
+        'OpenAIChatModel',
+        'OpenAIChatModelSettings',
+        'OpenAIModel',
+        'OpenAIResponsesModel',
+        'OpenAIResponsesModelSettings',
+    ],
     'pydantic_ai.providers.openai': ['OpenAIProvider'],
     'pydantic_ai.ui.vercel_ai': ['VercelAIAdapter'],
     'pydantic_ai.models.instrumented': ['InstrumentationSettings', 'InstrumentedModel', 'instrument_model'],
     'pydantic_ai.models.wrapper': ['WrapperModel'],
     'pydantic_ai.durable_exec.dbos': ['DBOSAgent', 'DBOSModel', 'DBOSParallelExecutionMode', 'StepConfig'],
+    'pydantic_ai.mcp': [
+        'MCPServerStdio',
+        'MCPServerStreamableHTTP',
+        'MCPServerSSE',
+        'MCPServerHTTP',
+        'load_mcp_servers',
+    ],
+    'pydantic_ai.models.anthropic': ['AnthropicModel', 'AnthropicModelSettings'],
+    'pydantic_ai.providers.anthropic': ['AnthropicProvider'],
+    'pydantic_ai.profiles.anthropic': ['anthropic_model_profile'],
 }
 
 
@@ -121,3 +143,11 @@ def test_upstream_import_paths(module_name: str, names: list[str]) -> None:
 def test_version_matches_distribution() -> None:
     pyproject = Path(__file__).parent.parent / 'pydantic_ai_slim' / 'pyproject.toml'
     assert pydantic_ai.__version__ == tomllib.loads(pyproject.read_text())['project']['version']
+
+
+def test_import_pydantic_ai_does_not_import_mcp() -> None:
+    code = (
+        'import sys, pydantic_ai, pydantic_ai.agent; print(sorted(m for m in sys.modules if m.split(".")[0] == "mcp"))'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'

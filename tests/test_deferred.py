@@ -1174,7 +1174,7 @@ async def test_nested_spec_semantics():
             ),
             {'from': 'results'},
             'parent state',
-            False,
+            True,
         )
     )
 
@@ -1293,3 +1293,109 @@ async def test_handler_path_redeferral():
     assert [(d.call.tool_call_id, d.kind, d.metadata) for d in resolution.deferred] == snapshot(
         [('b1', 'external', {'job_id': 'job-b1'})]
     )
+
+
+async def test_run_ending_with_only_deferred_calls_leaves_no_empty_request():
+    agent = Agent(
+        scripted([call('approve_me', 'a1'), call('later', 'e1')]),
+        output_type=[str, DeferredToolRequests],
+        toolsets=[ExternalToolset[None]([ToolDefinition(name='later')])],
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    def approve_me() -> str:
+        return 'approved'
+
+    result = await agent.run('go')
+    assert result.all_messages() == snapshot(
+        [
+            ModelRequest(parts=[UserPromptPart(content='go', timestamp=IS_NOW)], timestamp=IS_NOW, run_id=IS_STR),
+            ModelResponse(
+                parts=[
+                    ToolCallPart(tool_name='approve_me', args={}, tool_call_id='a1'),
+                    ToolCallPart(tool_name='later', args={}, tool_call_id='e1'),
+                ],
+                usage=RequestUsage(input_tokens=51, output_tokens=4),
+                model_name='function:respond:',
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+        ]
+    )
+    with pytest.raises(
+        UserError,
+        match=r'^Cannot provide a new user prompt when the message history contains unprocessed tool calls\.$',
+    ):
+        await agent.run('next', message_history=result.all_messages())
+
+    resumed = await agent.run(
+        message_history=result.all_messages(),
+        deferred_tool_results=DeferredToolResults(calls={'e1': 'later done'}, approvals={'a1': True}),
+    )
+    assert resumed.new_messages() == snapshot(
+        [
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(tool_name='later', content='later done', tool_call_id='e1', timestamp=IS_NOW),
+                    ToolReturnPart(tool_name='approve_me', content='approved', tool_call_id='a1', timestamp=IS_NOW),
+                ],
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+            ModelResponse(
+                parts=[TextPart(content='later done | approved')],
+                usage=RequestUsage(input_tokens=54, output_tokens=8),
+                model_name='function:respond:',
+                timestamp=IS_NOW,
+                run_id=IS_STR,
+            ),
+        ]
+    )
+
+
+async def test_resume_that_defers_everything_again_leaves_no_empty_request():
+    agent = Agent(scripted([call('gate', 'g1')]), output_type=[str, DeferredToolRequests])
+
+    @agent.tool
+    def gate(ctx: RunContext[None]) -> str:
+        raise ApprovalRequired(metadata={'round': 2 if ctx.tool_call_approved else 1})
+
+    first = await agent.run('go')
+    second = await agent.run(
+        message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(approvals={'g1': True})
+    )
+    assert second.output == snapshot(
+        DeferredToolRequests(
+            approvals=[ToolCallPart(tool_name='gate', args={}, tool_call_id='g1')], metadata={'g1': {'round': 2}}
+        )
+    )
+    assert second.new_messages() == []
+    assert second.all_messages() == first.all_messages()
+
+
+async def test_new_prompt_over_partly_answered_response_is_refused():
+    agent = Agent(scripted([call('approve_me', 'a1'), call('plain', 'p1')]), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain(requires_approval=True)
+    def approve_me() -> str:
+        return 'approved'  # pragma: no cover
+
+    @agent.tool_plain
+    def plain() -> str:
+        return 'plain done'
+
+    result = await agent.run('go')
+    assert [type(m).__name__ for m in result.all_messages()] == snapshot(
+        ['ModelRequest', 'ModelResponse', 'ModelRequest']
+    )
+    with pytest.raises(
+        UserError,
+        match=r'^Cannot provide a new user prompt when the message history contains unprocessed tool calls\.$',
+    ):
+        await agent.run('next', message_history=result.all_messages())
+    answered = [
+        *result.all_messages(),
+        ModelRequest(parts=[ToolReturnPart('approve_me', 'answered by hand', 'a1')]),
+    ]
+    later = await agent.run('next', message_history=answered)
+    assert later.output == snapshot('plain done | answered by hand')

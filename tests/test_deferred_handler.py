@@ -945,3 +945,23 @@ def test_handler_type_is_exported_and_checked():
     with pytest.raises(UserError):
         agent.run_sync('go', deps='bob', deferred_tool_handler=int_handler)  # pyright: ignore[reportArgumentType]
     Agent('test', deps_type=str, deferred_tool_handler=int_handler)  # pyright: ignore[reportArgumentType]
+
+
+async def test_parent_run_again_with_nested_answers_is_approved():
+    approved: list[bool] = []
+    agent = Agent(scripted([call('parent', 'p1')]))
+
+    @agent.tool
+    def parent(ctx: RunContext) -> str:
+        approved.append(ctx.tool_call_approved)
+        if ctx.deferred_tool_results is None:
+            nested = DeferredToolRequests(approvals=[ToolCallPart('child', {}, tool_call_id='c1')])
+            raise CallDeferred(deferred_tool_requests=nested)
+        return 'child answered'
+
+    def handler(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        return DeferredToolResults(approvals={'p1::c1': True})
+
+    result = await agent.run('go', deferred_tool_handler=handler)
+    assert result.output == snapshot('child answered')
+    assert approved == [False, True]

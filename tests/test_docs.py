@@ -2,8 +2,9 @@
 
 A fence is a program on its own. Lines starting with `#>` after a `print(...)` give the expected output of
 the prints above them, in order; a fence without `#>` lines must simply run without error. A fence whose
-info string contains `test="local-server"` talks to a local OpenAI-compatible server: it runs against a scripted
-one on 127.0.0.1 that answers with the fence's expected output.
+info string names a scripted server (`test="local-server"` for OpenAI's Chat Completions API, `test="responses-server"`
+for OpenAI's Responses API, `test="anthropic-server"` for Anthropic's Messages API) runs against one on 127.0.0.1 that
+answers with the fence's expected output, in place of the URL the example names.
 """
 
 from __future__ import annotations
@@ -12,13 +13,30 @@ import contextlib
 import gc
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from . import _anthropic_server, _responses_server
 from ._openai_server import chat_server, completion
 
-LOCAL_SERVER_URL = 'http://localhost:11434/v1'
+# For each kind of scripted server: the URL the examples name, whether the SDK wants `/v1` in the base URL, and
+# the body that answers with a given text.
+SERVERS: dict[str, tuple[str, bool, Callable[[str], Any]]] = {
+    'local-server': ('http://localhost:11434/v1', True, lambda text: completion(text)),
+    'responses-server': (
+        'https://api.openai.com/v1',
+        True,
+        lambda text: _responses_server.response(_responses_server.message(text)),
+    ),
+    'anthropic-server': (
+        'https://api.anthropic.com',
+        False,
+        lambda text: _anthropic_server.message(_anthropic_server.text(text)),
+    ),
+}
 ROOT = Path(__file__).parent.parent
 FENCE = re.compile(r'^```(?:py|python)([^\n]*)\n(.*?)^```', re.MULTILINE | re.DOTALL)
 
@@ -47,15 +65,17 @@ def _expected_output(code: str) -> str:
 def test_docs_example(where: str, info: str, code: str) -> None:
     expected = _expected_output(code)
     out = io.StringIO()
+    kind = next((kind for kind in SERVERS if f'test="{kind}"' in info), None)
     with contextlib.ExitStack() as stack:
-        if 'test="local-server"' in info:
+        if kind is not None:
+            url, with_v1, body = SERVERS[kind]
             server = stack.enter_context(chat_server())
-            server.add_json(completion(expected))
-            code = code.replace(LOCAL_SERVER_URL, server.base_url)
+            server.add_json(body(expected))
+            code = code.replace(url, server.base_url if with_v1 else server.base_url.removesuffix('/v1'))
         stack.enter_context(contextlib.redirect_stdout(out))
         namespace: dict[str, object] = {'__name__': '__main__'}
         exec(compile(code, where, 'exec', dont_inherit=True), namespace)
-    if 'test="local-server"' in info:
+    if kind is not None:
         # The example's SDK client keeps its connection open, as a program would until it exits; collect it here
         # so its "unclosed socket" warning is raised (and ignored) now rather than during a later test.
         namespace.clear()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -1288,7 +1288,8 @@ async def test_model_properties(client: AsyncOpenAI) -> None:
     )
     assert model.base_url == str(client.base_url)
     assert model.client is client
-    assert model.system_prompt_role is None
+    with pytest.warns(DeprecationWarning, match='Set the `system_prompt_role` in the `OpenAIModelProfile` instead.'):
+        assert model.system_prompt_role is None
     assert isinstance(model.profile, OpenAIModelProfile)
     assert model.profile.supports_json_schema_output
 
@@ -1320,9 +1321,19 @@ async def test_profile_function_and_deprecations(client: AsyncOpenAI) -> None:
     model = OpenAIChatModel('m', provider=OpenAIProvider(openai_client=client), profile=lambda name: None)
     assert model.profile == ModelProfile()
 
+    model = OpenAIChatModel('m', provider=OpenAIProvider(openai_client=client), system_prompt_role='developer')
+    # The role is written into the profile; reading it from the model is what is deprecated.
+    assert isinstance(model.profile, OpenAIModelProfile)
+    assert model.profile.openai_system_prompt_role == 'developer'
     with pytest.warns(DeprecationWarning, match='Set the `system_prompt_role` in the `OpenAIModelProfile` instead.'):
-        model = OpenAIChatModel('m', provider=OpenAIProvider(openai_client=client), system_prompt_role='developer')
-    assert model.system_prompt_role == 'developer'
+        assert model.system_prompt_role == 'developer'
+    tagged = OpenAIChatModel(
+        'm',
+        provider=OpenAIProvider(openai_client=client),
+        profile=ModelProfile(thinking_tags=('<a>', '</a>')),
+        system_prompt_role='user',
+    )
+    assert tagged.profile.thinking_tags == ('<a>', '</a>')
 
     with pytest.warns(DeprecationWarning, match='`OpenAIModel` was renamed to `OpenAIChatModel`'):
         old = OpenAIModel('m', provider=OpenAIProvider(openai_client=client))
@@ -1355,3 +1366,30 @@ def test_import_pydantic_ai_does_not_import_the_sdk() -> None:
     code = 'import sys, pydantic_ai, pydantic_ai.models; assert "openai" not in sys.modules'
 
     subprocess.run([sys.executable, '-c', code], check=True)
+
+
+async def test_count_tokens_and_builtin_tools(model: OpenAIChatModel) -> None:
+    assert OpenAIChatModel.supported_builtin_tools() == frozenset()
+    with pytest.raises(
+        NotImplementedError, match=r'^Token counting ahead of the request is not supported by OpenAIChatModel$'
+    ):
+        await model.count_tokens([], None, ModelRequestParameters())
+
+
+async def test_user_agent_and_wrapped_client(server: ChatServer, client: AsyncOpenAI) -> None:
+    calls: list[bool] = []
+    completions = client.chat.completions
+
+    class Wrapped:
+        async def create(self, **kwargs: Any) -> Any:
+            calls.append(kwargs['stream'])
+            return await cast(Any, completions).create(**kwargs)
+
+    # A stand-in for the SDK's resource, as instrumentation libraries put in place.
+    client.chat.completions = Wrapped()  # type: ignore[assignment]
+    model = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(openai_client=client))
+    server.add_json(completion('Hi!'))
+
+    assert (await Agent(model).run('Hi')).output == 'Hi!'
+    assert calls == [False]
+    assert server.requests[0].headers['user-agent'] == 'pydantic-ai/1.51.0'

@@ -236,7 +236,9 @@ async def test_stream_event_framing(server: ChatServer, model: OpenAIChatModel) 
 
     _, response = await _stream(model, _user('Hi'))
 
-    assert response.parts == [TextPart('Hello there')]
+    # Comments, event names and extra blank lines are skipped; an event the stream ends in without its blank line
+    # is dropped by the SDK, as upstream's streams drop it.
+    assert response.parts == [TextPart('Hello')]
 
 
 async def test_stream_left_early(server: ChatServer, model: OpenAIChatModel) -> None:
@@ -265,7 +267,7 @@ async def test_stream_http_error(server: ChatServer, model: OpenAIChatModel) -> 
         ([], UnexpectedModelBehavior, r'^Streamed response ended without content or tool calls$'),
         (['not json'], UnexpectedModelBehavior, 'expected JSON data, body:\nnot json'),
         ([{'id': 'x'}], UnexpectedModelBehavior, 'Invalid response from openai chat completions endpoint: 4 valid'),
-        ([{'error': {'message': 'overloaded'}}], ModelAPIError, "reported an error: {'message': 'overloaded'}"),
+        ([{'error': {'message': 'overloaded'}}], ModelAPIError, '^overloaded$'),
     ],
 )
 async def test_stream_malformed(

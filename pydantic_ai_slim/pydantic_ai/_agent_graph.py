@@ -28,24 +28,27 @@ from ._system_prompt import SystemPromptRunner
 from ._tool_calls import _FINAL_RESULT_PROCESSED, ToolCallBatch, run_tool_calls
 from ._tool_manager import ToolManager
 from .builtin_tools import AbstractBuiltinTool
-from .exceptions import UnexpectedModelBehavior, UserError
+from .exceptions import ContentFilterError, IncompleteToolCall, UnexpectedModelBehavior, UserError
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
     HandleResponseEvent,
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    TextPart,
+    ToolCallPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
 )
 from .models import Model, ModelRequestParameters
 from .result import AgentStream, FinalResult, StreamedRunResult, _find_call
-from .settings import ModelSettings
+from .settings import ModelSettings, merge_model_settings
 from .tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolRequests, DeferredToolResults
 from .usage import RunUsage, UsageLimits
 
@@ -105,14 +108,47 @@ class GraphAgentState:
     metadata: dict[str, Any] | None = None
     """The metadata of the run, computed when it starts and again when it ends."""
 
-    def increment_retries(self, max_result_retries: int, error: BaseException | None = None) -> None:
-        """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`."""
+    def increment_retries(
+        self,
+        max_result_retries: int,
+        error: BaseException | None = None,
+        model_settings: ModelSettings | None = None,
+    ) -> None:
+        """Count an output retry; past the limit, end the run with `UnexpectedModelBehavior`.
+
+        If the last response was cut off by the token limit in the middle of a tool call, the run ends with
+        `IncompleteToolCall` instead, naming the `max_tokens` of `model_settings`.
+        """
         self.retries += 1
         if self.retries > max_result_retries:
+            if _ends_in_cut_off_tool_call(self.message_history):
+                raise IncompleteToolCall(
+                    f'Model token limit ({_max_tokens(model_settings)}) exceeded while generating a tool call, '
+                    'resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
+                    'prompt to result in a shorter response that will fit within the limit.'
+                )
             message = f'Exceeded maximum retries ({max_result_retries}) for output validation'
             if error is not None:
                 raise UnexpectedModelBehavior(message) from error
             raise UnexpectedModelBehavior(message)
+
+
+def _ends_in_cut_off_tool_call(history: Sequence[ModelMessage]) -> bool:
+    last = history[-1] if history else None
+    if not isinstance(last, ModelResponse) or last.finish_reason != 'length' or not last.parts:
+        return False
+    call = last.parts[-1]
+    if not isinstance(call, ToolCallPart):
+        return False
+    try:
+        call.args_as_dict()
+    except ValueError:
+        return True
+    return False
+
+
+def _max_tokens(model_settings: ModelSettings | None) -> Any:
+    return (model_settings or {}).get('max_tokens') or 'provider default'
 
 
 @dataclass(kw_only=True)
@@ -144,6 +180,11 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """Functions that rewrite the history before each model request, in order."""
     instrumentation: InstrumentationSettings | None = None
     """When set, the run's tool calls and deferred-call decisions are traced (see `_otel`)."""
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        """The settings of the run's requests: the model's, under the agent's and the run's."""
+        return merge_model_settings(self.model.settings, self.model_settings)
 
     def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
         """A run context for the current state."""
@@ -211,14 +252,22 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             return CallToolsNode(
                 response, deferred_tool_results=self.deferred_tool_results, user_prompt=self.user_prompt
             )
+        resend = self.user_prompt is None and bool(history) and isinstance(history[-1], ModelRequest)
+        if resend:
+            # A history that ends with a request and no new prompt: that request is the one sent, and its user
+            # prompt is the run's `ctx.prompt`.
+            ctx.deps.prompt = _prompt_of(cast(ModelRequest, history[-1]).parts)
         run_context = ctx.deps.run_context(ctx.state)
+        # As upstream, the instructions are made first, when the request is built.
+        instructions = await ctx.deps.get_instructions(run_context)
         parts: list[ModelRequestPart] = []
         if history:
             await self._refresh_dynamic_system_prompts(history, run_context)
             if isinstance(history[-1], ModelRequest):
-                if self.user_prompt is None:
-                    # A history that ends with a request and no new prompt: that request is the one sent.
+                if resend:
                     parts.extend(cast(ModelRequest, history.pop()).parts)
+                    # The request sent in its place may now merge with one before it.
+                    ctx.state.history_has_adjacent_requests = any(isinstance(m, ModelRequest) for m in history[-1:])
                 else:
                     # It stays a message of its own; the model sees it merged with the new one.
                     ctx.state.history_has_adjacent_requests = True
@@ -228,7 +277,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             parts.append(UserPromptPart(self.user_prompt))
         if not history and not parts and not ctx.deps.instructions:
             raise UserError('No message history, user prompt, or instructions provided')
-        return ModelRequestNode(ModelRequest(parts=parts))
+        return ModelRequestNode(ModelRequest(parts=parts, instructions=instructions))
 
     async def _system_prompt_parts(self, run_context: RunContext[DepsT]) -> list[ModelRequestPart]:
         parts: list[ModelRequestPart] = [SystemPromptPart(prompt) for prompt in self.system_prompts]
@@ -254,6 +303,20 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                         parts = list(message.parts)
                         parts[index] = SystemPromptPart(text, dynamic_ref=part.dynamic_ref)
                         message.parts = parts
+
+
+def _prompt_of(parts: Sequence[ModelRequestPart]) -> str | Sequence[UserContent] | None:
+    """The user prompt that request parts hold: one part's content as it is, several parts' contents joined."""
+    prompts = [part.content for part in parts if isinstance(part, UserPromptPart)]
+    if len(prompts) <= 1:
+        return prompts[0] if prompts else None
+    joined: list[UserContent] = []
+    for content in prompts:
+        if isinstance(content, str):
+            joined.append(content)
+        else:
+            joined.extend(content)
+    return joined
 
 
 def _qualified_name(runner: SystemPromptRunner[Any]) -> str:
@@ -286,19 +349,20 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: AgentGraphRunContext[DepsT]
     ) -> tuple[list[ModelMessage], ModelSettings | None, ModelRequestParameters]:
         state, deps = ctx.state, ctx.deps
+        # The request's instructions were set when it was built; the tools of the step see the request.
+        self.request.timestamp = _utils.now_utc()
+        self.request.run_id = state.run_id
+        state.message_history.append(self.request)
         state.run_step += 1
         run_context = deps.run_context(state)
         deps.tool_manager = await deps.tool_manager.for_run_step(run_context)
-        self.request.timestamp = _utils.now_utc()
-        self.request.run_id = state.run_id
-        self.request.instructions = await deps.get_instructions(run_context)
-        state.message_history.append(self.request)
         if deps.history_processors:
             await process_history(state, deps, run_context)
         deps.usage_limits.check_before_request(state.usage)
         params = _request_parameters(deps, await resolve_builtin_tools(deps.builtin_tools, run_context))
         settings, params = deps.model.prepare_request(deps.model_settings, params)
-        messages = state.message_history
+        # The model gets a list of its own, so that what it keeps of it does not change as the run goes on.
+        messages = list(state.message_history)
         if state.history_has_adjacent_requests or deps.history_processors:
             messages = merge_adjacent_messages(messages)
         return messages, settings, params
@@ -452,7 +516,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         text = self.model_response.text
         if text:
             return await self._handle_text(ctx, text)
-        return self._handle_empty(ctx)
+        return await self._handle_empty(ctx)
 
     @asynccontextmanager
     async def stream(self, ctx: AgentGraphRunContext[DepsT]) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
@@ -505,9 +569,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             # Deferred calls are left without a final result only for the run's deferred tool handler.
             await _deferred.handle_deferred(batch, ctx.state, ctx.deps)
         if batch.final_result is not None:
-            ctx.state.message_history.append(_next_request(batch.parts, ctx.state))
+            # A run that ends with only deferred calls has no result to record: no empty request is left behind.
+            if parts := batch.parts:
+                ctx.state.message_history.append(_next_request(parts, ctx.state))
             return End(batch.final_result)
-        return ModelRequestNode(ModelRequest(parts=batch.parts))
+        return await _request_node(ctx, batch.parts)
 
     async def _resume(
         self, ctx: AgentGraphRunContext[DepsT], results: DeferredToolResults
@@ -515,7 +581,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         outcome = await _deferred.resume(self.model_response, results, self.user_prompt, ctx.state, ctx.deps)
         if isinstance(outcome, FinalResult):
             return End(outcome)
-        return ModelRequestNode(outcome)
+        return await _request_node(ctx, outcome.parts)
 
     async def _handle_text(
         self, ctx: AgentGraphRunContext[DepsT], text: str
@@ -527,21 +593,62 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             for validator in deps.output_validators:
                 output = await validator.validate(output, run_context)
         except ToolRetryError as e:
-            state.increment_retries(deps.max_result_retries, e)
-            return ModelRequestNode(ModelRequest(parts=[e.tool_retry]))
+            state.increment_retries(deps.max_result_retries, e, deps.settings)
+            return await _request_node(ctx, [e.tool_retry])
         return End(FinalResult(output))
 
-    def _handle_empty(self, ctx: AgentGraphRunContext[DepsT]) -> ModelRequestNode[DepsT, NodeRunEndT]:
-        # A response without parts gets an empty request, so the model is simply asked again; one with parts but
-        # neither text nor tool calls (empty text, only thinking) is told what is expected, as upstream does.
-        ctx.state.increment_retries(ctx.deps.max_result_retries)
-        if not self.model_response.parts:
-            return ModelRequestNode(ModelRequest(parts=[]))
-        if ctx.deps.output_schema.request_parameters(ctx.deps.model)['allow_text_output']:
+    async def _handle_empty(
+        self, ctx: AgentGraphRunContext[DepsT]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        # As upstream: a response without parts ends the run if the token limit or a content filter stopped it.
+        # Otherwise, if an earlier response had text (some models answer with text beside tool calls, then
+        # nothing), that text is the output; if not, an empty request asks the model again. A response with parts
+        # but neither text nor tool calls (empty text, only thinking) is told what is expected.
+        state, deps = ctx.state, ctx.deps
+        response = self.model_response
+        if not response.parts:
+            _check_finish_reason(response, deps.settings)
+            allows_text = deps.output_schema.request_parameters(deps.model)['allow_text_output']
+            if allows_text and (text := _last_text(state.message_history)):
+                return await self._handle_text(ctx, text)
+        state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
+        if not response.parts:
+            return await _request_node(ctx, [])
+        if deps.output_schema.request_parameters(deps.model)['allow_text_output']:
             message = 'Please return text or call a tool.'
         else:
             message = 'Please return text or include your response in a tool call.'
-        return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+        return await _request_node(ctx, [RetryPromptPart(message)])
+
+
+def _check_finish_reason(response: ModelResponse, settings: ModelSettings | None) -> None:
+    """Raise the error upstream raises for an empty response that the token limit or a content filter stopped."""
+    if response.finish_reason == 'length':
+        raise UnexpectedModelBehavior(
+            f'Model token limit ({_max_tokens(settings)}) exceeded before any response was generated. Increase the '
+            '`max_tokens` model setting, or simplify the prompt to result in a shorter response that will fit '
+            'within the limit.'
+        )
+    if response.finish_reason == 'content_filter':
+        body = ModelMessagesTypeAdapter.dump_json([response]).decode()
+        raise ContentFilterError(f"Content filter triggered. Finish reason: '{response.finish_reason}'", body=body)
+
+
+def _last_text(history: Sequence[ModelMessage]) -> str:
+    """The text of the latest response of the history that has some."""
+    for message in reversed(history):
+        if isinstance(message, ModelResponse):
+            if text := ''.join(part.content for part in message.parts if isinstance(part, TextPart)):
+                return text
+    return ''
+
+
+async def _request_node(
+    ctx: AgentGraphRunContext[DepsT], parts: Sequence[ModelRequestPart]
+) -> ModelRequestNode[DepsT, NodeRunEndT]:
+    """The node sending the next request, with the instructions for it (as upstream, made as it is built)."""
+    instructions = await ctx.deps.get_instructions(ctx.deps.run_context(ctx.state))
+    return ModelRequestNode(ModelRequest(parts=list(parts), instructions=instructions))
 
 
 async def _no_events() -> AsyncIterator[HandleResponseEvent]:
@@ -561,26 +668,43 @@ def _next_request(parts: list[ModelRequestPart], state: GraphAgentState) -> Mode
 
 
 def merge_adjacent_messages(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """The messages with each run of adjacent responses, and of adjacent requests, merged into one message.
+    """The messages with each run of adjacent requests, and of adjacent responses, merged into one message.
 
-    Requests merge only when at most one of them has instructions, or both have the same; the merged request
-    keeps them. A model then always sees requests and responses take turns, as upstream sends them.
+    As upstream: requests merge when at most one of them has instructions, or both have the same; the merged
+    request keeps them, has the later timestamp, no run id, and its tool results and retry prompts before its
+    other parts.
+    Responses merge only when none of them names a model, a provider or a provider response id (responses a
+    model did not produce). The result is a new list: the messages given are not changed.
     """
     merged: list[ModelMessage] = []
     for message in messages:
         last = merged[-1] if merged else None
-        if isinstance(last, ModelResponse) and isinstance(message, ModelResponse):
+        if isinstance(last, ModelResponse) and isinstance(message, ModelResponse) and _unattributed(last, message):
             merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
         elif isinstance(last, ModelRequest) and isinstance(message, ModelRequest) and _can_merge(last, message):
-            instructions = message.instructions if message.instructions is not None else last.instructions
-            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts], instructions=instructions)
+            merged[-1] = _merge_requests(last, message)
         else:
             merged.append(message)
     return merged
 
 
+def _merge_requests(first: ModelRequest, second: ModelRequest) -> ModelRequest:
+    parts = sorted(
+        [*first.parts, *second.parts], key=lambda part: not isinstance(part, ToolReturnPart | RetryPromptPart)
+    )
+    return ModelRequest(
+        parts=parts,
+        instructions=second.instructions if second.instructions is not None else first.instructions,
+        timestamp=second.timestamp or first.timestamp,
+    )
+
+
 def _can_merge(first: ModelRequest, second: ModelRequest) -> bool:
     return first.instructions is None or second.instructions is None or first.instructions == second.instructions
+
+
+def _unattributed(*responses: ModelResponse) -> bool:
+    return all(r.model_name is None and r.provider_name is None and r.provider_response_id is None for r in responses)
 
 
 @asynccontextmanager

@@ -266,13 +266,21 @@ def response_to_resume(
     if results is not None:
         return check_resume(history, results)[0]
     last = history[-1] if history else None
-    if not isinstance(last, ModelResponse):
-        return None
-    if user_prompt is None:
-        return last
-    if last.tool_calls:
+    if user_prompt is not None and _has_open_calls(history):
         raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
+    if isinstance(last, ModelResponse) and user_prompt is None:
+        return last
     return None
+
+
+def _has_open_calls(history: Sequence[ModelMessage]) -> bool:
+    """Whether the history's last response has tool calls that the requests after it do not all answer."""
+    index = next((i for i in reversed(range(len(history))) if isinstance(history[i], ModelResponse)), None)
+    if index is None:
+        return False
+    response = cast(ModelResponse, history[index])
+    answered = _answered_ids(response, history[index + 1 :])
+    return any(call.tool_call_id not in answered for call in response.tool_calls)
 
 
 def check_resume(
@@ -510,7 +518,7 @@ def _fill_external(outcome: Resolution, call: ToolCallPart, value: Any) -> None:
         # The part is about this call, whatever name and id it was made with.
         outcome.parts.append(replace(value, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
     else:
-        part, user_part = tool_result_parts(call, value)
+        part, user_part = tool_result_parts(call, value, external=True)
         outcome.parts.append(part)
         if user_part is not None:
             outcome.user_parts.append(user_part)
@@ -539,7 +547,7 @@ async def _fill_by_running(
 ) -> None:
     tool_manager = deps.tool_manager
     if tool_manager.get_tool_def(call.tool_name) is None:
-        state.increment_retries(deps.max_result_retries)
+        state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
         outcome.parts.append(tool_manager.unknown_tool_retry(call))
         return
     if isinstance(answer, Approved):
@@ -549,8 +557,15 @@ async def _fill_by_running(
         )
     else:
         assert isinstance(answer, NestedResults), 'only approved and nested calls are run'
+        # As every call run with answers, a parent run again with the answers to its nested calls is approved.
         ran = await execute_call(
-            call, state, deps, metadata=answer.metadata, context=answer.context, deferred_tool_results=answer.results
+            call,
+            state,
+            deps,
+            approved=True,
+            metadata=answer.metadata,
+            context=answer.context,
+            deferred_tool_results=answer.results,
         )
     if ran.deferred is not None:
         outcome.deferred.append(ran.deferred)

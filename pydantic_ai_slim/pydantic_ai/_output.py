@@ -404,6 +404,11 @@ class OutputToolset(AbstractToolset[Any]):
         self._schema = schema
         self.max_retries = max_retries
 
+    @property
+    def label(self) -> str:
+        """'the agent's output tools', as upstream names them in tool-name conflict errors."""
+        return "the agent's output tools"
+
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         """The output tools, if the model in `ctx` is asked for the output with tools."""
         return {

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anyio
 
@@ -26,10 +26,12 @@ from .messages import (
     FunctionToolResultEvent,
     HandleResponseEvent,
     ModelRequestPart,
+    MultiModalContent,
     RetryPromptPart,
     ToolCallPart,
     ToolReturn,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 from .result import FinalResult
@@ -54,6 +56,7 @@ __all__ = (
 _FINAL_RESULT_PROCESSED = 'Final result processed.'
 _OUTPUT_TOOL_NOT_USED = 'Output tool not used - a final result was already processed.'
 _TOOL_NOT_EXECUTED = 'Tool not executed - a final result was already processed.'
+_OUTPUT_FAILED_VALIDATION = 'Output tool not used - output failed validation.'
 
 
 NESTED_ID_SEPARATOR = '::'
@@ -152,10 +155,11 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
     for index, call in enumerate(batch.calls):
         tool_def = tool_manager.get_tool_def(call.tool_name)
         if tool_def is None:
+            # As upstream, a call of an unknown tool is an output retry first, then a retry of that tool name.
+            state.increment_retries(deps.max_result_retries, model_settings=deps.settings)
             retry = tool_manager.unknown_tool_retry(call)
             batch.unknown_parts.append(retry)
             unknown.append((call, retry))
-            state.increment_retries(deps.max_result_retries)
         elif tool_def.kind == 'output':
             output_calls.append(call)
         elif tool_def.kind in ('external', 'unapproved'):
@@ -168,10 +172,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         _announce_calls(deps, [], unknown)
         for index, call in function_calls:
             batch.function_parts[index] = ToolReturnPart(call.tool_name, _TOOL_NOT_EXECUTED, call.tool_call_id)
-        by_definition_skipped = [
-            ToolReturnPart(d.call.tool_name, _TOOL_NOT_EXECUTED, d.call.tool_call_id) for d in by_definition
-        ]
-        batch.unknown_parts[:0] = by_definition_skipped
+        batch.unknown_parts.extend(_not_executed(d.call) for d in _by_kind(by_definition))
         return
     _announce_calls(deps, [call for _, call in function_calls], unknown)
     await _run_function_calls(batch, function_calls, state, deps)
@@ -179,7 +180,7 @@ async def run_tool_calls(batch: ToolCallBatch, state: GraphAgentState, deps: Gra
         _skip_deferred(batch, by_definition)
         return
     # As upstream, the calls of external tools are announced before those that need approval.
-    for deferred in sorted(by_definition, key=lambda d: d.kind == 'unapproved'):
+    for deferred in _by_kind(by_definition):
         _emit(deps, FunctionToolCallEvent(deferred.call))
     batch.deferred.extend(by_definition)
     if batch.deferred and deps.deferred_tool_handler is None:
@@ -201,11 +202,17 @@ async def _process_output_calls(
             for validator in deps.output_validators:
                 output = await validator.validate(output, run_context, tool_call=call)
         except ToolRetryError as e:
+            if batch.final_result is not None and run_context.retry >= run_context.max_retries:
+                # A call past its retries does not fail a run that already has its output.
+                not_used = ToolReturnPart(call.tool_name, _OUTPUT_FAILED_VALIDATION, call.tool_call_id)
+                batch.output_parts.append(not_used)
+                _emit_call_and_result(deps, call, not_used)
+                continue
             deps.tool_manager.record_failure(call)
             batch.output_parts.append(e.tool_retry)
             _emit_call_and_result(deps, call, e.tool_retry)
             if batch.final_result is None:
-                state.increment_retries(deps.max_result_retries, e)
+                state.increment_retries(deps.max_result_retries, e, deps.settings)
             continue
         processed = ToolReturnPart(call.tool_name, _FINAL_RESULT_PROCESSED, call.tool_call_id)
         batch.output_parts.append(processed)
@@ -356,24 +363,67 @@ def _announce_calls(
         _emit(deps, FunctionToolResultEvent(retry))
 
 
-def tool_result_parts(call: ToolCallPart, result: Any) -> tuple[ToolReturnPart, UserPromptPart | None]:
-    """The tool return part for a tool's result, and the user prompt part for a `ToolReturn`'s extra content."""
-    if isinstance(result, ToolReturn):
-        part = ToolReturnPart(call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata)
-        content = UserPromptPart(result.content) if result.content is not None else None
+def tool_result_parts(
+    call: ToolCallPart, result: Any, *, external: bool = False
+) -> tuple[ToolReturnPart, UserPromptPart | None]:
+    """The tool return part for a tool's result, and a user prompt part for what the model must see as user content.
+
+    As upstream: a `ToolReturn`'s `content` becomes user content; files returned (alone or as items of a list) are
+    replaced by `'See file {id}'` and sent as user content after `'This is file {id}:'`. A result produced
+    elsewhere (`external`) is taken as a `ToolReturn`'s value.
+
+    Raises:
+        UserError: If a list holds a `ToolReturn`, or a `ToolReturn`'s value holds files.
+    """
+    if isinstance(result, ToolReturn) or external:
+        tool_return = result if isinstance(result, ToolReturn) else ToolReturn(result)
+        value = tool_return.return_value
+        if isinstance(value, MultiModalContent) or (
+            isinstance(value, list) and any(isinstance(item, MultiModalContent) for item in cast(list[Any], value))
+        ):
+            raise UserError(
+                f'The `return_value` of tool {call.tool_name!r} contains invalid nested `MultiModalContent` objects. '
+                'Please use `content` instead.'
+            )
+        part = ToolReturnPart(
+            call.tool_name, tool_return.return_value, call.tool_call_id, metadata=tool_return.metadata
+        )
+        content = UserPromptPart(tool_return.content) if tool_return.content is not None else None
         return part, content
-    return ToolReturnPart(call.tool_name, result, call.tool_call_id), None
+    items: list[Any] = cast(list[Any], result) if isinstance(result, list) else [result]
+    if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in items):
+        raise UserError(
+            f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
+            '`ToolReturn` should be used directly.'
+        )
+    files: list[UserContent] = []
+    returned: list[Any] = []
+    for item in items:
+        if isinstance(item, MultiModalContent):
+            files.extend([f'This is file {item.identifier}:', item])
+            item = f'See file {item.identifier}'
+        returned.append(item)
+    if not files:
+        return ToolReturnPart(call.tool_name, cast(Any, result), call.tool_call_id), None
+    content = returned if isinstance(result, list) else returned[0]
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id), UserPromptPart(files)
 
 
 def _skip_deferred(batch: ToolCallBatch, by_definition: list[DeferredCall]) -> None:
     # With the `'exhaustive'` strategy an output call can end the run beside deferred calls. They are not asked
     # about, but each still gets a result so that no call of the response is left unanswered: a call that raised
-    # in its place among the function results, one deferred by definition after them (as with `'early'`).
+    # in its place among the function results, one deferred by definition after the unknown tools' (as with
+    # `'early'`). Upstream gives a call that raised no result at all here; every call gets one (spec decision 9).
     positions = {id(call): index for index, call in enumerate(batch.calls)}
     for deferred in batch.deferred:
         batch.function_parts[positions[id(deferred.call)]] = _not_executed(deferred.call)
-    batch.unknown_parts[:0] = [_not_executed(d.call) for d in by_definition]
+    batch.unknown_parts.extend(_not_executed(d.call) for d in _by_kind(by_definition))
     batch.deferred.clear()
+
+
+def _by_kind(deferred: list[DeferredCall]) -> list[DeferredCall]:
+    """Calls deferred by definition in upstream's order: external tools' calls, then those that need approval."""
+    return sorted(deferred, key=lambda d: d.kind == 'unapproved')
 
 
 def _not_executed(call: ToolCallPart) -> ToolReturnPart:

@@ -53,6 +53,8 @@ class ToolManager(Generic[AgentDepsT]):
     """The tools of the current step, by name."""
     failed_tools: set[str] = field(default_factory=set[str])
     """Tools whose calls failed in the current step; their retry count carries into the next step."""
+    default_max_retries: int = 1
+    """The retry limit of calls to tools that do not exist: the agent's `retries`."""
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> ToolManager[AgentDepsT]:
         """A manager for the step of `ctx`: retries carried over for tools that failed in the last step."""
@@ -61,7 +63,8 @@ class ToolManager(Generic[AgentDepsT]):
                 return self
             retries = {name: self.ctx.retries.get(name, 0) + 1 for name in self.failed_tools}
             ctx = replace(ctx, retries=retries)
-        return ToolManager(self.toolset, ctx, await self.toolset.get_tools(ctx))
+        tools = await self.toolset.get_tools(ctx)
+        return ToolManager(self.toolset, ctx, tools, default_max_retries=self.default_max_retries)
 
     @property
     def tool_defs(self) -> list[ToolDefinition]:
@@ -74,7 +77,17 @@ class ToolManager(Generic[AgentDepsT]):
         return tool.tool_def if tool is not None else None
 
     def unknown_tool_retry(self, call: ToolCallPart) -> RetryPromptPart:
-        """The retry prompt for a call of a tool that does not exist."""
+        """The retry prompt for a call of a tool that does not exist, counted as a retry of that name.
+
+        Raises:
+            UnexpectedModelBehavior: If calls of that name have used up `default_max_retries`.
+        """
+        assert self.ctx is not None, 'the tool manager must be prepared with `for_run_step` first'
+        if self.ctx.retries.get(call.tool_name, 0) >= self.default_max_retries:
+            raise UnexpectedModelBehavior(
+                f'Tool {call.tool_name!r} exceeded max retries count of {self.default_max_retries}'
+            )
+        self.failed_tools.add(call.tool_name)
         names = [name for name in self.tools]
         available = f'Available tools: {", ".join(repr(n) for n in names)}' if names else 'No tools available.'
         return RetryPromptPart(

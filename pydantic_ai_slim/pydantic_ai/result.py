@@ -8,6 +8,7 @@ completes. `StreamedRunResultSync` offers the same from sync code, for `Agent.ru
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -229,7 +230,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             async for _ in self:
                 pass
             self._cached_output = await self.validate_response_output(self.response)
-        return cast(OutputDataT, self._cached_output)
+        # As upstream, each caller gets its own copy: changing one output does not change the next.
+        return cast(OutputDataT, copy.deepcopy(self._cached_output))
 
     async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
         """Validate the output of a response (or of part of one, with `allow_partial=True`).

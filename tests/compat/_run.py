@@ -49,4 +49,6 @@ def run_program(python: str, program: Path) -> str:
     proc = subprocess.run(
         [python, str(program)], capture_output=True, text=True, timeout=120, env=env, cwd=program.parent, check=False
     )
-    return normalize(proc.stdout + proc.stderr + f'[exit {proc.returncode}]\n')
+    # The repository's own location differs between checkouts, so it is blanked too.
+    output = (proc.stdout + proc.stderr).replace(str(program.parent.parent.parent), '<repo>')
+    return normalize(output + f'[exit {proc.returncode}]\n')

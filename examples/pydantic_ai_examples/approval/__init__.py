@@ -9,7 +9,8 @@ Two pieces, each usable alone:
 
 Together they replace a blocking-approval toolset without any loop code: the run pauses in the handler
 while a person decides, then carries on with the results. `python -m pydantic_ai_examples.approval` runs
-the interactive demo.
+the interactive demo (with `--mcp`, on a real MCP filesystem server). `MCPAnnotationPolicy` decides from MCP
+tool annotations: read-only tools run, destructive ones ask.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .handler import (
     approval_handler,
     session_key,
 )
+from .mcp_policy import MCPAnnotationPolicy, mcp_annotation_verdict, mcp_approval_required, tool_annotations
 from .policy import (
     ApprovalConfig,
     ApprovalResult,
@@ -63,14 +65,18 @@ __all__ = (
     'DecidingPolicy',
     'DecisionSource',
     'ExternalCallHandler',
+    'MCPAnnotationPolicy',
     'SupportsApprovalDescription',
     'SupportsNeedsApproval',
     'ToolApprovalConfig',
     'approval_handler',
     'default_description',
+    'mcp_annotation_verdict',
+    'mcp_approval_required',
     'needs_approval_from_config',
     'record_policy',
     'session_key',
     'span_to_dict',
+    'tool_annotations',
     'trace_to_file',
 )

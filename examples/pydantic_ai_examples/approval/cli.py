@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import shutil
 import signal
 import sys
 import threading
@@ -94,7 +95,7 @@ class Display:
         self.out.write(text + '\n')
         self.out.flush()
 
-    async def follow(self, run: AgentRun[Machine, Any]) -> None:
+    async def follow(self, run: AgentRun[Any, Any]) -> None:
         """Drive `run` node by node, showing each step."""
         node = run.next_node
         while not isinstance(node, End):
@@ -215,9 +216,18 @@ def _parser() -> argparse.ArgumentParser:
         prog='python -m pydantic_ai_examples.approval',
         description='An agent frees a port on a simulated machine, asking you before each risky step.',
     )
-    parser.add_argument('--model', help='a model name for `infer_model`, e.g. openai:gpt-4o (default: scripted)')
+    parser.add_argument(
+        '--model',
+        help='a model name for `infer_model`, e.g. openai:gpt-4o, openai-responses:gpt-5 or '
+        'anthropic:claude-sonnet-4-5 (default: scripted)',
+    )
     parser.add_argument('--answers', help='scripted answers, e.g. y,n:too risky,s,a (no terminal needed)')
-    parser.add_argument('--task', default=TASK, help=f'what to ask the agent (default: {TASK!r})')
+    parser.add_argument('--task', help=f'what to ask the agent (default: {TASK!r}, with --mcp: read notes)')
+    parser.add_argument(
+        '--mcp',
+        action='store_true',
+        help='use the real MCP filesystem server (node) in a sandbox directory instead of the simulated machine',
+    )
     parser.add_argument('--delay', type=float, default=0.4, help='seconds the scripted model "thinks" per step')
     parser.add_argument(
         '--trace', metavar='FILE', help="write the session's trace (OpenTelemetry spans) to FILE as JSON lines"
@@ -226,6 +236,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _demo(args: argparse.Namespace, out: TextIO) -> int:
+    if args.mcp:
+        return await _mcp_demo(args, out)
+    args.task = args.task or TASK
     try:
         model = infer_model(args.model) if args.model else scripted_model(args.delay)
     except (UserError, ValueError) as exc:
@@ -250,6 +263,37 @@ async def _demo(args: argparse.Namespace, out: TextIO) -> int:
     display.line(str(summarize(display, approver, handler)))
     if args.trace:
         display.line(f'Trace written to {args.trace} (one span per line, as JSON).')
+    return 0
+
+
+async def _mcp_demo(args: argparse.Namespace, out: TextIO) -> int:
+    # Imported here, so the machine demo runs without the `mcp` extra.
+    from .mcp_demo import MCP_TASK, build_mcp_agent, filesystem_server, mcp_scripted_model, new_sandbox
+
+    try:
+        model = infer_model(args.model) if args.model else mcp_scripted_model(args.delay)
+        sandbox = new_sandbox()
+        server = filesystem_server(sandbox)
+    except (UserError, ValueError, FileNotFoundError) as exc:
+        print(f'Cannot start the MCP demo: {exc}', file=sys.stderr)
+        return 1
+    task = args.task or MCP_TASK
+    display = Display(out, spinner=out.isatty())
+    scripted = ScriptedAnswers.parse(args.answers) if args.answers is not None else None
+    approver = TerminalApprover(display, scripted)
+    handler = approver.handler()
+    display.line(f'Task: {task}\nModel: {model.model_name} (MCP filesystem server, sandbox {sandbox})')
+    try:
+        async with build_mcp_agent(model, server).iter(task, deferred_tool_handler=handler) as run:
+            await display.follow(run)
+        files = ', '.join(sorted(path.name for path in sandbox.iterdir()))
+        display.line(f'\nThe sandbox held at the end: {files} (now removed).')
+    except (AgentRunError, UserError) as exc:
+        print(f'\nThe run stopped: {exc}', file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(sandbox)
+    display.line(str(summarize(display, approver, handler)))
     return 0
 
 

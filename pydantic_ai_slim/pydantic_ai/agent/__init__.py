@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -49,7 +50,7 @@ from ..tools import (
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..toolsets.abstract import AbstractToolset
 from ..toolsets.combined import CombinedToolset
-from ..toolsets.function import FunctionToolset
+from ..toolsets.function import _AgentFunctionToolset
 from ..usage import RunUsage, UsageLimits
 from .abstract import AbstractAgent, AgentMetadata, Instructions
 from .wrapper import WrapperAgent
@@ -199,7 +200,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._max_tool_retries = retries
         self._validation_context = validation_context
         self._metadata = metadata
-        self._function_toolset = FunctionToolset[AgentDepsT](
+        self._function_toolset = _AgentFunctionToolset[AgentDepsT](
             tools, max_retries=retries, timeout=tool_timeout, id='<agent>'
         )
         self._prepare_tools = prepare_tools
@@ -211,6 +212,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             for toolset in toolsets or []
         ]
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
+        self._entered_toolset: CombinedToolset[AgentDepsT] | None = None
         self.instrument = instrument
 
     def __repr__(self) -> str:
@@ -446,7 +448,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=output_schema,
             output_validators=list(self._output_validators),
-            tool_manager=ToolManager[AgentDepsT](toolset),
+            tool_manager=ToolManager[AgentDepsT](toolset, default_max_retries=self._max_tool_retries),
             instructions=run_instructions,
             validation_context=self._validation_context,
             event_stream_handler=event_stream_handler,
@@ -523,7 +525,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     ) -> AbstractToolset[AgentDepsT]:
         function_toolset: AbstractToolset[AgentDepsT] = self._function_toolset
         if overrides.tools is not None:
-            function_toolset = FunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
+            function_toolset = _AgentFunctionToolset[AgentDepsT](overrides.tools, max_retries=self._max_tool_retries)
         user_toolsets = list(overrides.toolsets) if overrides.toolsets is not None else self._user_toolsets
         parts: list[AbstractToolset[AgentDepsT]] = [function_toolset, *user_toolsets, *(toolsets or [])]
         # Dynamic toolsets hold the toolset they made: each run gets fresh copies, so runs do not share them.
@@ -587,13 +589,70 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             self._overrides.reset(token)
 
     async def __aenter__(self) -> Agent[AgentDepsT, OutputDataT]:
-        """Enter the agent's toolsets, so they stay open across runs."""
-        await CombinedToolset[AgentDepsT](self.toolsets).__aenter__()
+        """Enter the agent's toolsets (e.g. start its MCP servers), so they stay open across runs.
+
+        Entries are counted: the toolsets are left when the last `async with agent:` block exits.
+        """
+        # One combination is kept while entered, so that its entry count matches the exits.
+        if self._entered_toolset is None:
+            self._entered_toolset = CombinedToolset[AgentDepsT](self.toolsets)
+        await self._entered_toolset.__aenter__()
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
         """Leave the agent's toolsets."""
-        return await CombinedToolset[AgentDepsT](self.toolsets).__aexit__(*args)
+        assert self._entered_toolset is not None, 'The agent is entered before it is exited.'
+        return await self._entered_toolset.__aexit__(*args)
+
+    def set_mcp_sampling_model(self, model: models.Model | models.KnownModelName | str | None = None) -> None:
+        """Set the model that answers sampling requests of the agent's MCP servers.
+
+        Args:
+            model: The model to use; by default the agent's model.
+
+        Raises:
+            UserError: If no model is given and the agent has none.
+        """
+        try:
+            from ..mcp import MCPServer
+        except ImportError:  # pragma: no cover
+            return  # Without the `mcp` package there are no MCP servers to set it on.
+        if model is not None:
+            sampling_model = models.infer_model(model)
+        elif self._model is not None or self._model_spec is not None:
+            sampling_model = self._resolve_model(None, _NO_OVERRIDES)
+        else:
+            raise UserError('No sampling model provided and no model set on the agent.')
+
+        def set_model(toolset: AbstractToolset[Any]) -> None:
+            if isinstance(toolset, MCPServer):
+                toolset.sampling_model = sampling_model
+
+        for toolset in self.toolsets:
+            toolset.apply(set_model)
+
+    @asynccontextmanager
+    async def run_mcp_servers(
+        self, model: models.Model | models.KnownModelName | str | None = None
+    ) -> AsyncIterator[None]:
+        """Run the agent's MCP servers for the duration of the block (deprecated: use `async with agent:`).
+
+        Args:
+            model: The model for the servers' sampling requests; by default the agent's model, if it has one.
+        """
+        warnings.warn(
+            '`run_mcp_servers` is deprecated, use `async with agent:` instead. If you need to set a sampling model '
+            'on all MCP servers, use `agent.set_mcp_sampling_model()`.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        try:
+            self.set_mcp_sampling_model(model)
+        except UserError:
+            if model is not None:  # pragma: no cover
+                raise
+        async with self:
+            yield
 
     async def to_cli(
         self,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+
+from typing_extensions import TypeAliasType
 
 from .. import _utils
 from .._parts_manager import ModelResponsePartsManager
@@ -39,7 +43,16 @@ if TYPE_CHECKING:
     from .._run_context import RunContext
     from ..output import OutputObjectDefinition
 
-__all__ = ('KnownModelName', 'Model', 'ModelRequestParameters', 'OutputMode', 'StreamedResponse', 'infer_model')
+__all__ = (
+    'KnownModelName',
+    'Model',
+    'ModelRequestParameters',
+    'OpenAIChatCompatibleProvider',
+    'OpenAIResponsesCompatibleProvider',
+    'OutputMode',
+    'StreamedResponse',
+    'infer_model',
+)
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the model is asked for the output: plain text, an output tool, native structured output, or a prompt."""
@@ -47,8 +60,38 @@ OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_t
 KnownModelName: TypeAlias = Literal['test'] | str
 """A model name the agent can resolve: `'test'`, or `'provider:model'` for an installed provider."""
 
-# Providers upstream knows, and the extra each needs. None of them ships in this distribution yet, so naming
-# one gives a clear error instead of an import failure deep inside a run.
+OpenAIChatCompatibleProvider = TypeAliasType(
+    'OpenAIChatCompatibleProvider',
+    Literal[
+        'alibaba',
+        'azure',
+        'cerebras',
+        'deepseek',
+        'fireworks',
+        'github',
+        'grok',
+        'heroku',
+        'litellm',
+        'moonshotai',
+        'nebius',
+        'ollama',
+        'openrouter',
+        'ovhcloud',
+        'sambanova',
+        'together',
+        'vercel',
+    ],
+)
+"""The names of the providers upstream serves through the Chat Completions API (this distribution has `openai`)."""
+
+OpenAIResponsesCompatibleProvider = TypeAliasType(
+    'OpenAIResponsesCompatibleProvider',
+    Literal['azure', 'deepseek', 'fireworks', 'grok', 'nebius', 'openrouter', 'ovhcloud', 'sambanova', 'together'],
+)
+"""The names of the providers upstream serves through the Responses API (this distribution has `openai`)."""
+
+# Providers upstream knows, and the extra each needs. Naming one this distribution lacks, or one whose extra is
+# not installed, gives a clear error instead of an import failure deep inside a run.
 _PROVIDER_EXTRAS: dict[str, str] = {
     'openai': 'openai',
     'openai-chat': 'openai',
@@ -441,21 +484,60 @@ def infer_model(model: Model | KnownModelName | str) -> Model:
         from .test import TestModel
 
         return TestModel()
-    provider, sep, _model_name = model.partition(':')
+    provider, sep, model_name = model.partition(':')
     if not sep:
-        raise UserError(f'Unknown model: {model}')
-    if provider in ('openai', 'openai-chat'):
-        from ..providers import infer_provider
+        provider, model_name = _bare_model_provider(model), model
+        warnings.warn(
+            'Specifying a model name without a provider prefix is deprecated. '
+            f'Instead of {model!r}, use {f"{provider}:{model}"!r}.',
+            # Attributed to this module, as upstream's is, so it shows only where deprecation warnings are enabled.
+            DeprecationWarning,
+            stacklevel=1,
+        )
+    return _model_of_provider(provider, model_name)
 
-        # The provider is made first so that, without the SDK, the error names the provider's extra.
-        openai_provider = infer_provider(provider)
-        from .openai import OpenAIChatModel
 
-        return OpenAIChatModel(_model_name, provider=openai_provider)
-    extra = _PROVIDER_EXTRAS.get(provider)
-    if extra is None:
-        raise ValueError(f'Unknown provider: {provider}')
-    raise UserError(
-        f'The `{provider}` provider is not available: it needs the `{extra}` optional dependencies, which this '
-        f'installation lacks. Install them with `pip install "pydantic-ai-slim[{extra}]"`, or pass a `Model` instance.'
-    )
+def _bare_model_provider(model: str) -> str:
+    """The provider of a model name given without one, for the names upstream resolves that way."""
+    if model.startswith(('gpt', 'o1', 'o3')):
+        return 'openai'
+    if model.startswith('claude'):
+        return 'anthropic'
+    if model.startswith('gemini'):
+        return 'google-gla'
+    raise UserError(f'Unknown model: {model}')
+
+
+def _model_of_provider(provider_name: str, model_name: str) -> Model:
+    if provider_name not in _MODEL_CLASSES:
+        extra = _PROVIDER_EXTRAS.get(provider_name)
+        if extra is None:
+            raise ValueError(f'Unknown provider: {provider_name}')
+        raise UserError(
+            f'The `{provider_name}` provider is not available: it needs the `{extra}` optional dependencies, which '
+            f'this installation lacks. Install them with `pip install "pydantic-ai-slim[{extra}]"`, or pass a '
+            '`Model` instance.'
+        )
+    from ..providers import infer_provider
+
+    try:
+        # The provider is made first so that, without the SDK, the error is the provider's, naming the extra.
+        provider = infer_provider(provider_name)
+        module_name, class_name = _MODEL_CLASSES[provider_name]
+        model_class = getattr(importlib.import_module(module_name, __package__), class_name)
+    except ImportError as e:
+        raise _MissingExtraError(str(e)) from e
+    return model_class(model_name, provider=provider)
+
+
+class _MissingExtraError(UserError, ImportError):
+    """A provider's SDK is not installed: a `UserError` for the user, and the `ImportError` upstream raises."""
+
+
+# The model class of each provider name this distribution has, by module (relative to this package) and name.
+_MODEL_CLASSES: dict[str, tuple[str, str]] = {
+    'openai': ('.openai', 'OpenAIChatModel'),
+    'openai-chat': ('.openai', 'OpenAIChatModel'),
+    'openai-responses': ('.openai', 'OpenAIResponsesModel'),
+    'anthropic': ('.anthropic', 'AnthropicModel'),
+}

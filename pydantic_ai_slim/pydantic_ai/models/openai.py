@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -44,13 +44,19 @@ from ..messages import (
     UserPromptPart,
 )
 from ..output import OutputObjectDefinition
-from ..profiles import ModelProfileSpec
+from ..profiles import ModelProfile, ModelProfileSpec
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile, OpenAISystemPromptRole
-from ..providers import Provider, infer_provider
+from ..providers import Provider, _user_agent, infer_provider
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from . import Model, ModelRequestParameters, StreamedResponse
+from . import (
+    Model,
+    ModelRequestParameters,
+    OpenAIChatCompatibleProvider,
+    OpenAIResponsesCompatibleProvider,  # noqa: F401  # pyright: ignore[reportUnusedImport] (upstream's module has the name too)
+    StreamedResponse,
+)
 
 try:
     from openai import APIConnectionError, APIError, APIStatusError, AsyncOpenAI
@@ -73,6 +79,9 @@ __all__ = (
     'OpenAIModel',
     'OpenAIModelName',
     'OpenAIModelSettings',
+    'OpenAIResponsesModel',
+    'OpenAIResponsesModelSettings',
+    'OpenAIResponsesStreamedResponse',
     'OpenAIStreamedResponse',
 )
 
@@ -146,19 +155,23 @@ _chat_completion_adapter = pydantic.TypeAdapter(ChatCompletion)
 _chunk_adapter = pydantic.TypeAdapter(chat.ChatCompletionChunk)
 
 
-@dataclass(init=False)
+@dataclass(init=False, repr=False)
 class OpenAIChatModel(Model):
     """A model behind OpenAI's Chat Completions API: OpenAI's, or any compatible server's (vLLM, Ollama, ...)."""
 
+    # Declared as a field for upstream's dataclass shape; the property below reads it from the provider at each
+    # use, so a missing API key is reported when the model is first used rather than when it is made.
+    client: AsyncOpenAI = field(repr=False)  # pyright: ignore[reportRedeclaration]
     _model_name: OpenAIModelName = field(repr=False)
     _provider: Provider[AsyncOpenAI] = field(repr=False)
-    _system_prompt_role: OpenAISystemPromptRole | None = field(default=None, repr=False)
 
     def __init__(
         self,
         model_name: OpenAIModelName,
         *,
-        provider: Literal['openai', 'openai-chat'] | Provider[AsyncOpenAI] = 'openai',
+        provider: OpenAIChatCompatibleProvider
+        | Literal['openai', 'openai-chat', 'gateway']
+        | Provider[AsyncOpenAI] = 'openai',
         profile: ModelProfileSpec | None = None,
         system_prompt_role: OpenAISystemPromptRole | None = None,
         settings: ModelSettings | None = None,
@@ -169,23 +182,26 @@ class OpenAIChatModel(Model):
             model_name: The model's name, e.g. `'gpt-4o'`, or whatever name the server knows it by.
             provider: The provider, or the name of one made from the environment (`OPENAI_API_KEY`, ...).
             profile: What the model supports; by default the provider's profile for the model name.
-            system_prompt_role: Deprecated: set `openai_system_prompt_role` in an `OpenAIModelProfile` instead.
+            system_prompt_role: Deprecated: set `openai_system_prompt_role` in an `OpenAIModelProfile` instead. It
+                is written into the model's profile.
             settings: Default settings for the model's requests.
         """
         if isinstance(provider, str):
             provider = cast(Provider[AsyncOpenAI], infer_provider(provider))
         self._model_name = model_name
         self._provider = provider
-        super().__init__(settings=settings, profile=profile or provider.model_profile)
-        self._system_prompt_role = system_prompt_role
+        spec = profile or provider.model_profile
         if system_prompt_role is not None:
-            warnings.warn(
-                'Set the `system_prompt_role` in the `OpenAIModelProfile` instead.', DeprecationWarning, stacklevel=2
-            )
+            spec = _with_system_prompt_role(spec, system_prompt_role)
+        super().__init__(settings=settings, profile=spec)
+
+    def __repr__(self) -> str:
+        # Every field is left out of the repr, as upstream's are.
+        return f'{type(self).__name__}()'
 
     @property
-    def client(self) -> AsyncOpenAI:
-        """The provider's SDK client."""
+    def client(self) -> AsyncOpenAI:  # noqa: F811 (the field above, see there)
+        """The provider's SDK client; getting it without an API key raises `UserError`."""
         return self._provider.client
 
     @property
@@ -205,8 +221,11 @@ class OpenAIChatModel(Model):
 
     @property
     def system_prompt_role(self) -> OpenAISystemPromptRole | None:
-        """The role system prompts are sent with; `None` means `'system'`."""
-        return self._system_prompt_role or self._openai_profile.openai_system_prompt_role
+        """Deprecated: the profile's `openai_system_prompt_role`, the role system prompts are sent with."""
+        warnings.warn(
+            'Set the `system_prompt_role` in the `OpenAIModelProfile` instead.', DeprecationWarning, stacklevel=2
+        )
+        return self._openai_profile.openai_system_prompt_role
 
     @property
     def _openai_profile(self) -> OpenAIModelProfile:
@@ -244,10 +263,13 @@ class OpenAIChatModel(Model):
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         kwargs = await self._request_kwargs(messages, cast(OpenAIChatModelSettings, settings or {}), params)
         try:
-            raw = await client.chat.completions.with_raw_response.create(**kwargs, stream=False)
+            # Called as upstream calls it, so that a user's wrapped or test-double client works the same.
+            completion = await client.chat.completions.create(**kwargs, stream=False)
         except APIError as e:
             raise self._api_error(e) from e
-        return self._process_response(_validate_completion(raw.text))
+        except json.JSONDecodeError as e:
+            raise UnexpectedModelBehavior(_INVALID_JSON, body=e.doc or None) from e
+        return self._process_response(_validate(_chat_completion_adapter, completion))
 
     @asynccontextmanager
     async def request_stream(
@@ -269,30 +291,59 @@ class OpenAIChatModel(Model):
         openai_settings = cast(OpenAIChatModelSettings, settings or {})
         kwargs = await self._request_kwargs(messages, openai_settings, params)
         stream_options: dict[str, Any] = {'include_usage': True}
-        if openai_settings.get('openai_continuous_usage_stats'):
+        continuous = bool(openai_settings.get('openai_continuous_usage_stats'))
+        if continuous:
             stream_options['continuous_usage_stats'] = True
         try:
-            async with client.chat.completions.with_streaming_response.create(
+            stream = await client.chat.completions.create(
                 **kwargs, stream=True, stream_options=cast(Any, stream_options)
-            ) as response:
-                chunks = _stream_chunks(response.iter_lines(), self._model_name)
-                try:
-                    first = await anext(chunks, None)
-                    if first is None:
-                        raise UnexpectedModelBehavior('Streamed response ended without content or tool calls')
-                    yield OpenAIStreamedResponse(
-                        params,
-                        _model_name=first.model or self._model_name,
-                        _model_profile=self._openai_profile,
-                        _first_chunk=first,
-                        _chunks=chunks,
-                        _provider_name=self.system,
-                        _provider_url=self.base_url,
-                    )
-                finally:
-                    await chunks.aclose()
+            )
         except APIError as e:
             raise self._api_error(e) from e
+        async with stream:
+            chunks = self._chunks(stream)
+            first = await anext(chunks, None)
+            if first is None:
+                raise UnexpectedModelBehavior('Streamed response ended without content or tool calls')
+            yield OpenAIStreamedResponse(
+                params,
+                _model_name=first.model or self._model_name,
+                _model_profile=self._openai_profile,
+                _first_chunk=first,
+                _chunks=chunks,
+                _provider_name=self.system,
+                _provider_url=self.base_url,
+                _continuous_usage=continuous,
+            )
+
+    async def _chunks(self, stream: AsyncIterator[Any]) -> AsyncIterator[chat.ChatCompletionChunk]:
+        """The stream's chunks, validated; SDK and HTTP failures become the model errors."""
+        try:
+            async for chunk in stream:
+                yield _validate(_chunk_adapter, chunk)
+        except APIError as e:
+            raise self._api_error(e) from e
+        except json.JSONDecodeError as e:
+            raise UnexpectedModelBehavior(_INVALID_JSON, body=e.doc or None) from e
+        except httpx.TimeoutException as e:
+            raise ModelAPIError(self._model_name, 'Request timed out.') from e
+        except httpx.HTTPError as e:
+            # The connection dropped mid-stream.
+            raise ModelAPIError(self._model_name, 'Connection error.') from e
+
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[Any]]:
+        """The provider-side tools this model can use through `builtin_tools`: none yet in this distribution."""
+        return frozenset()
+
+    async def count_tokens(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> RequestUsage:
+        """Not supported: the Chat Completions API counts tokens only when it answers."""
+        raise NotImplementedError(f'Token counting ahead of the request is not supported by {type(self).__name__}')
 
     # Building the request.
 
@@ -314,9 +365,10 @@ class OpenAIChatModel(Model):
         if response_format is not None:
             kwargs['response_format'] = response_format
         kwargs.update(self._api_settings(settings))
-        for name in ('extra_headers', 'extra_body', 'timeout'):
+        for name in ('extra_body', 'timeout'):
             if name in settings:
                 kwargs[name] = settings.get(name)
+        kwargs['extra_headers'] = {'User-Agent': _user_agent(), **settings.get('extra_headers', {})}
         return kwargs
 
     def _api_settings(self, settings: OpenAIChatModelSettings) -> dict[str, Any]:
@@ -377,7 +429,7 @@ class OpenAIChatModel(Model):
         self, part: SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart
     ) -> chat.ChatCompletionMessageParam:
         if isinstance(part, SystemPromptPart):
-            return _system_message(part.content, self.system_prompt_role or 'system')
+            return _system_message(part.content, self._openai_profile.openai_system_prompt_role or 'system')
         if isinstance(part, UserPromptPart):
             if isinstance(part.content, str):
                 return {'role': 'user', 'content': part.content}
@@ -512,7 +564,9 @@ class OpenAIModel(OpenAIChatModel):
         self,
         model_name: OpenAIModelName,
         *,
-        provider: Literal['openai', 'openai-chat'] | Provider[AsyncOpenAI] = 'openai',
+        provider: OpenAIChatCompatibleProvider
+        | Literal['openai', 'openai-chat', 'gateway']
+        | Provider[AsyncOpenAI] = 'openai',
         profile: ModelProfileSpec | None = None,
         system_prompt_role: OpenAISystemPromptRole | None = None,
         settings: ModelSettings | None = None,
@@ -544,6 +598,7 @@ class OpenAIStreamedResponse(StreamedResponse):
     _chunks: AsyncIterator[chat.ChatCompletionChunk]
     _provider_name: str
     _provider_url: str
+    _continuous_usage: bool = False
     _timestamp: datetime = field(default_factory=_utils.now_utc)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
@@ -557,8 +612,10 @@ class OpenAIStreamedResponse(StreamedResponse):
 
     def _handle_chunk(self, chunk: chat.ChatCompletionChunk) -> Iterator[ModelResponseStreamEvent]:
         if chunk.usage is not None:
-            # A chunk's usage covers the whole response so far, so it replaces, not adds to, the last one.
-            self._usage = _map_usage(chunk.usage)
+            # With continuous usage stats every chunk carries the usage so far, which replaces the last; otherwise
+            # the usages of the chunks that carry one are added up, as upstream does.
+            usage = _map_usage(chunk.usage)
+            self._usage = usage if self._continuous_usage else self._usage + usage
         if not chunk.choices:
             return
         choice = chunk.choices[0]
@@ -620,6 +677,16 @@ class OpenAIStreamedResponse(StreamedResponse):
     def timestamp(self) -> datetime:
         """When the stream started."""
         return self._timestamp
+
+
+def _with_system_prompt_role(spec: ModelProfileSpec, role: OpenAISystemPromptRole) -> Callable[[str], ModelProfile]:
+    """A profile function giving the profile of `spec` with the system prompt role set."""
+
+    def profile(model_name: str) -> ModelProfile:
+        base = spec(model_name) if callable(spec) else spec
+        return replace(OpenAIModelProfile.from_profile(base), openai_system_prompt_role=role)
+
+    return profile
 
 
 def _transform_tool(tool: ToolDefinition, transformer: type[JsonSchemaTransformer]) -> ToolDefinition:
@@ -709,18 +776,17 @@ def _split_thinking(content: str, tags: tuple[str, str], provider_name: str) -> 
     return parts
 
 
-def _validate_completion(text: str) -> ChatCompletion:
-    """Parse and validate a chat completion response body."""
+_INVALID_JSON = 'Invalid response from openai chat completions endpoint, expected JSON data'
+
+
+def _validate(adapter: pydantic.TypeAdapter[Any], value: Any) -> Any:
+    """Validate what the SDK built without validation from a body or chunk, as it was sent."""
+    if not isinstance(value, pydantic.BaseModel):
+        # JSON that is not an object, e.g. a list: the SDK hands it over as it is.
+        raise UnexpectedModelBehavior(_INVALID_JSON, body=json.dumps(value, indent=2))
+    data = value.model_dump(exclude_unset=True, warnings=False)
     try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise UnexpectedModelBehavior(
-            'Invalid response from openai chat completions endpoint, expected JSON data', body=text or None
-        )
-    try:
-        return _chat_completion_adapter.validate_python(data)
+        return adapter.validate_python(data)
     except pydantic.ValidationError as e:
         raise UnexpectedModelBehavior(f'Invalid response from openai chat completions endpoint: {e}') from e
 
@@ -743,44 +809,9 @@ def _int_values(items: Iterable[tuple[str, Any]]) -> dict[str, int]:
     return {key: value for key, value in items if isinstance(value, int) and not isinstance(value, bool)}
 
 
-async def _stream_chunks(lines: AsyncIterator[str], model_name: str) -> AsyncGenerator[chat.ChatCompletionChunk, None]:
-    """The chunks of a server-sent event stream, validated, until `[DONE]` or the end of the stream."""
-    async for data in _sse_data(lines, model_name):
-        if data == '[DONE]':
-            return
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict):
-            raise UnexpectedModelBehavior(
-                'Invalid response from openai chat completions endpoint, expected JSON data', body=data
-            )
-        payload = cast(dict[str, Any], payload)
-        if 'error' in payload:
-            raise ModelAPIError(model_name, f'The streamed response reported an error: {payload["error"]}')
-        try:
-            yield _chunk_adapter.validate_python(payload)
-        except pydantic.ValidationError as e:
-            raise UnexpectedModelBehavior(f'Invalid response from openai chat completions endpoint: {e}') from e
-
-
-async def _sse_data(lines: AsyncIterator[str], model_name: str) -> AsyncIterator[str]:
-    """The `data` of each server-sent event; other fields and comments are ignored."""
-    data: list[str] = []
-    while True:
-        try:
-            line = await anext(lines)
-        except StopAsyncIteration:
-            break
-        except Exception as e:
-            # The HTTP client's own errors (a read timeout, a dropped connection) end the stream.
-            timed_out = 'Timeout' in type(e).__name__
-            raise ModelAPIError(model_name, 'Request timed out.' if timed_out else 'Connection error.') from e
-        if line.startswith('data:'):
-            data.append(line[len('data:') :].removeprefix(' '))
-        elif not line and data:
-            yield '\n'.join(data)
-            data = []
-    if data:
-        yield '\n'.join(data)
+# The Responses API model lives in its own module, which builds on the definitions above.
+from ._openai_responses import (  # noqa: E402
+    OpenAIResponsesModel,
+    OpenAIResponsesModelSettings,
+    OpenAIResponsesStreamedResponse,
+)

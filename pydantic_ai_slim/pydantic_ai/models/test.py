@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+import pydantic_core
+
 from .. import _utils
 from .._usage_estimate import count_tokens, estimate_usage
 from ..builtin_tools import SUPPORTED_BUILTIN_TOOLS, AbstractBuiltinTool
@@ -30,7 +32,6 @@ from ..messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
-    tool_return_json,
 )
 from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
@@ -300,7 +301,8 @@ def _tool_results_text(messages: Sequence[ModelMessage]) -> str:
         for part in message.parts
         if isinstance(part, ToolReturnPart)
     }
-    return tool_return_json(results) if results else 'success (no tool calls)'
+    # As upstream, plain `to_json`: bytes are shown as UTF-8 text (and bytes that are not UTF-8 fail).
+    return pydantic_core.to_json(results).decode() if results else 'success (no tool calls)'
 
 
 _CHARS = string.ascii_letters + string.digits + string.punctuation

@@ -6,7 +6,9 @@ model string (`'openai:gpt-4o'`). Provider modules import their SDK, so they are
 
 from __future__ import annotations
 
+import importlib.metadata
 from abc import ABC, abstractmethod
+from functools import cache
 from typing import Any, Generic, TypeVar
 
 from ..profiles import ModelProfile
@@ -53,10 +55,14 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         ValueError: if the name is not a provider this distribution has.
         ImportError: if the provider's SDK is not installed.
     """
-    if provider in ('openai', 'openai-chat'):
+    if provider in ('openai', 'openai-chat', 'openai-responses'):
         from .openai import OpenAIProvider
 
         return OpenAIProvider
+    if provider == 'anthropic':
+        from .anthropic import AnthropicProvider
+
+        return AnthropicProvider
     raise ValueError(f'Unknown provider: {provider}')
 
 
@@ -68,3 +74,9 @@ def infer_provider(provider: str) -> Provider[Any]:
         ImportError: if the provider's SDK is not installed.
     """
     return infer_provider_class(provider)()
+
+
+@cache
+def _user_agent() -> str:  # pyright: ignore[reportUnusedFunction] (used by the model modules)
+    """The `User-Agent` header model clients send: this package's name and version, as upstream's clients do."""
+    return f'pydantic-ai/{importlib.metadata.version("pydantic-ai-slim")}'

@@ -84,8 +84,9 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
         for toolset, tools in zip(self.toolsets, members_tools, strict=True):
             for name, tool in tools.items():
                 if (existing := all_tools.get(name)) is not None:
+                    label = tool.toolset.label
                     raise UserError(
-                        f'{tool.toolset.label} defines a tool whose name conflicts with existing tool from '
+                        f'{label[:1].upper()}{label[1:]} defines a tool whose name conflicts with existing tool from '
                         f'{existing.toolset.label}: {name!r}. {toolset.tool_name_conflict_hint}'
                     )
                 all_tools[name] = _CombinedToolsetTool(

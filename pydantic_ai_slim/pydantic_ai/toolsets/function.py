@@ -189,6 +189,9 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         """Add a `Tool`; its name must be new to the toolset."""
         if tool.name in self.tools:
             raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
+        if tool.max_retries is None:
+            # As upstream, the tool itself takes the toolset's limit (the agent's `retries`).
+            tool.max_retries = self.max_retries
         if self.metadata is not None:
             tool = replace(tool, metadata={**self.metadata, **(tool.metadata or {})})
         self.tools[tool.name] = tool
@@ -197,7 +200,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         """The tools whose `prepare` (if any) keeps them for this step."""
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for original_name, tool in self.tools.items():
-            tool_ctx = replace(ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0))
+            max_retries = tool.max_retries if tool.max_retries is not None else self.max_retries
+            tool_ctx = replace(
+                ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0), max_retries=max_retries
+            )
             tool_def = await tool.prepare_tool_def(tool_ctx)
             if tool_def is None:
                 continue
@@ -208,7 +214,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             tools[tool_def.name] = FunctionToolsetTool(
                 toolset=self,
                 tool_def=tool_def,
-                max_retries=tool.max_retries if tool.max_retries is not None else self.max_retries,
+                max_retries=max_retries,
                 args_validator=tool.function_schema.validator,
                 tool=tool,
             )
@@ -228,3 +234,13 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
                 return await schema.call(tool_args, ctx)
         except TimeoutError:
             raise ModelRetry(f'Timed out after {timeout} seconds.') from None
+
+
+# Used by the agent module only, which pyright does not see from here.
+class _AgentFunctionToolset(FunctionToolset[AgentDepsT]):  # pyright: ignore[reportUnusedClass]
+    """The function tools an agent was given (`tools=`, `@agent.tool`): named 'the agent' in error messages."""
+
+    @property
+    def label(self) -> str:
+        """'the agent', as upstream names it in tool-name conflict errors."""
+        return 'the agent'
