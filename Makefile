@@ -11,7 +11,7 @@ help: ## Show this help.
 $(STAMP): Makefile pydantic_ai_slim/pyproject.toml examples/pyproject.toml requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,anthropic,cli,web,dbos,mcp]" -e ./examples -r requirements-dev.txt
+	$(PY) -m pip install -q -e "./pydantic_ai_slim[openai,ui,anthropic,cli,web,dbos,mcp,otel]" -e ./examples -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the packages and dev tools.

@@ -1,5 +1,7 @@
 """A clean-room agent core compatible with pydantic-ai, with inline resolution of deferred tool calls."""
 
+from typing import TYPE_CHECKING, Any
+
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
 from .builtin_tools import (
     CodeExecutionTool,
@@ -169,6 +171,7 @@ __all__ = (
     'ImageUrl',
     'IncompleteToolCall',
     'InlineDefsJsonSchemaTransformer',
+    'InstrumentationSettings',
     'JsonSchemaTransformer',
     'MCPServerTool',
     'MemoryTool',
@@ -238,6 +241,19 @@ __all__ = (
     'format_as_xml',
 )
 
+if TYPE_CHECKING:
+    from .models.instrumented import InstrumentationSettings
+
 # Kept in step with `version` in pydantic_ai_slim/pyproject.toml (tests/test_api.py checks it); reading the
 # installed metadata instead would add tens of milliseconds to every import.
 __version__ = '1.51.0'
+
+
+def __getattr__(name: str) -> Any:
+    # `InstrumentationSettings` needs the optional `opentelemetry-api`: it is imported only when asked for, so
+    # that importing this module never imports OpenTelemetry.
+    if name == 'InstrumentationSettings':
+        from .models.instrumented import InstrumentationSettings
+
+        return InstrumentationSettings
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -20,7 +20,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from pydantic_graph import BaseNode, End, Graph, GraphRunContext
 from typing_extensions import TypeVar
 
-from . import _deferred, _utils
+from . import _deferred, _otel, _utils
 from ._errors import ToolRetryError
 from ._output import OutputSchema, OutputValidator
 from ._run_context import RunContext
@@ -62,6 +62,7 @@ from .tools import (
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
+    from .models.instrumented import InstrumentationSettings
     from .run import AgentRun
 
 __all__ = (
@@ -186,6 +187,8 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
     """The builtin tools of the run (the agent's, then the run's), or functions that make them per request."""
     history_processors: Sequence[HistoryProcessor[DepsT]] = ()
     """Functions that rewrite the history before each model request, in order."""
+    instrumentation: InstrumentationSettings | None = None
+    """When set, the run's tool calls and deferred-call decisions are traced (see `_otel`)."""
 
     @property
     def settings(self) -> ModelSettings | None:
@@ -204,6 +207,7 @@ class GraphAgentDeps(Generic[DepsT, NodeRunEndT]):
             run_step=state.run_step,
             run_id=state.run_id,
             metadata=state.metadata,
+            **_otel.run_context_fields(self.instrumentation),
         )
 
     async def get_instructions(self, ctx: RunContext[DepsT]) -> str | None:
@@ -846,6 +850,7 @@ async def _complete_streamed_response(
     state = ctx.state
     node._result = node._finish(ctx, response, request_counted=True)
     output = await stream.get_output()
+    _otel.record_streamed_output(ctx.deps.instrumentation, output)
     final = stream._raw_stream_response.final_result_event
     assert final is not None, 'a streamed run ends at a final result'
     calls = response.tool_calls

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import anyio.lowlevel
 
-from . import _utils
+from . import _otel, _utils
 from ._run_context import RunContext
 from ._tool_calls import (
     NESTED_ID_SEPARATOR,
@@ -374,10 +374,12 @@ async def resume(
         UserError: As `check_resume`; also if an external tool's call is approved.
     """
     _, pairs = check_resume(state.message_history, results)
+    _otel.record_resume(deps.instrumentation, [call for call, _ in pairs], results, response.timestamp)
     pairs.sort(key=lambda pair: _resume_rank(pair[0], deps))
     known = sum(deps.tool_manager.get_tool_def(call.tool_name) is not None for call, _ in pairs)
     deps.usage_limits.check_before_tool_call(replace(state.usage, tool_calls=state.usage.tool_calls + known))
-    resolution = await resolve(pairs, state, deps, announce=True)
+    with _otel.tools_span(deps.instrumentation, [call for call, _ in pairs]):
+        resolution = await resolve(pairs, state, deps, announce=True)
     parts: list[ModelRequestPart] = [*resolution.parts, *resolution.user_parts]
     if resolution.deferred:
         order = {id(call): index for index, call in enumerate(response.tool_calls)}
@@ -430,7 +432,9 @@ async def handle_deferred(batch: ToolCallBatch, state: GraphAgentState, deps: Gr
     assert handler is not None, 'only a run with a deferred tool handler keeps deferred calls in the batch'
     requests = deferred_tool_requests(batch.deferred)
     _emit(deps, DeferredToolRequestsEvent(requests))
-    results = await _ask(handler, deps.run_context(state), requests)
+    results = await _otel.audited_handler_call(
+        deps.instrumentation, requests, _ask(handler, deps.run_context(state), requests)
+    )
     _emit(deps, DeferredToolResultsEvent(results))
     resolution = await resolve_deferred_calls(batch.deferred, results, batch.calls, state, deps)
     if resolution.deferred:
@@ -485,7 +489,8 @@ async def resolve_deferred_calls(
     pairs = sorted(match_deferred(deferred, results), key=lambda pair: order[id(pair[0])])
     to_run = sum(isinstance(answer, Approved | NestedResults) for _, answer in pairs)
     deps.usage_limits.check_before_tool_call(replace(state.usage, tool_calls=state.usage.tool_calls + to_run))
-    return await resolve(pairs, state, deps)
+    with _otel.tools_span(deps.instrumentation, [call for call, _ in pairs]):
+        return await resolve(pairs, state, deps)
 
 
 async def resolve(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from typing_extensions import TypeVar
 
@@ -32,9 +32,11 @@ def _no_messages() -> list[ModelMessage]:
 
 
 def _no_op_tracer() -> Tracer:
-    # Imported on first use, so that `import pydantic_ai` does not load OpenTelemetry.
-    from opentelemetry.trace import NoOpTracer
-
+    # Imported on first use, so that `import pydantic_ai` does not load OpenTelemetry; it is optional.
+    try:
+        from opentelemetry.trace import NoOpTracer
+    except ImportError:  # pragma: no cover - only without opentelemetry-api installed
+        return cast('Tracer', None)
     return NoOpTracer()
 
 
@@ -57,9 +59,9 @@ class RunContext(Generic[AgentDepsT]):
     tracer: Tracer = field(default_factory=_no_op_tracer)
     """The OpenTelemetry tracer of the run; a no-op tracer unless the run is instrumented."""
     trace_include_content: bool = False
-    """Tracing is not part of this project; kept for field compatibility."""
+    """Whether an instrumented run records content (prompts, arguments, results) in its spans."""
     instrumentation_version: int = 2
-    """Tracing is not part of this project; kept for field compatibility."""
+    """The instrumentation version of an instrumented run."""
     retries: dict[str, int] = field(default_factory=dict[str, int])
     """How many times each tool has been retried in this run."""
     tool_call_id: str | None = None

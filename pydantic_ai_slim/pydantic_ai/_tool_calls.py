@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import anyio
 import anyio.lowlevel
 
+from . import _otel
 from ._errors import ToolRetryError
 from ._tool_manager import current_parallel_execution_mode
 from .exceptions import ApprovalRequired, CallDeferred, UserError
@@ -234,7 +235,8 @@ async def _run_function_calls(
     deps.usage_limits.check_before_tool_call(projected)
     raised: dict[int, DeferredCall] = {}
     jobs = [partial(_run_function_call, batch, index, call, state, deps, raised) for index, call in calls]
-    await run_concurrently(jobs, sequential=any_sequential(deps, [call for _, call in calls]))
+    with _otel.tools_span(deps.instrumentation, [call for _, call in calls]):
+        await run_concurrently(jobs, sequential=any_sequential(deps, [call for _, call in calls]))
     batch.deferred.extend(raised[i] for i in sorted(raised))
 
 
@@ -319,13 +321,14 @@ async def execute_call(
     # until the next checkpoint: raise it before the tool starts, never after.
     await anyio.lowlevel.checkpoint_if_cancelled()
     try:
-        result = await deps.tool_manager.handle_call(
+        handling = deps.tool_manager.handle_call(
             run_as or call,
             approved=approved,
             metadata=metadata,
             context=context,
             deferred_tool_results=deferred_tool_results,
         )
+        result = await _otel.call_tool(deps.instrumentation, run_as or call, handling)
     except ToolRetryError as e:
         return CallOutcome(e.tool_retry)
     except (CallDeferred, ApprovalRequired) as e:

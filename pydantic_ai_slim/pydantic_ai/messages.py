@@ -27,12 +27,15 @@ import pydantic_core
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from typing_extensions import TypeAliasType, dataclass_transform, deprecated
 
-from . import _utils
+from . import _otel_messages, _utils
 from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
+    from opentelemetry._logs import LogRecord
+
+    from .models.instrumented import InstrumentationSettings
 
 __all__ = (
     'AgentStreamEvent',
@@ -583,6 +586,14 @@ class SystemPromptPart:
 
     __repr__ = _utils.dataclasses_no_defaults_repr
 
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
+
 
 @dataclass(repr=False)
 class UserPromptPart:
@@ -597,6 +608,14 @@ class UserPromptPart:
     """Type discriminator."""
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 @dataclass(repr=False)
@@ -633,6 +652,14 @@ class BaseToolReturnPart:
         return self.content is not None
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 @dataclass(repr=False)
@@ -709,6 +736,14 @@ class RetryPromptPart:
         return f'{description}\n\nFix the errors and try again.'
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
+        """The part as a GenAI event, for instrumentation version 1."""
+        return _otel_messages.part_event(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.part_message_parts(self, settings)
 
 
 ModelRequestPart: TypeAlias = Annotated[
@@ -1015,6 +1050,14 @@ class ModelResponse:
         return self.provider_response_id
 
     __repr__ = _utils.dataclasses_no_defaults_repr
+
+    def otel_events(self, settings: InstrumentationSettings) -> list[LogRecord]:
+        """The response as GenAI events (an assistant message), for instrumentation version 1."""
+        return _otel_messages.response_events(self, settings)
+
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+        """The response as GenAI message parts, for instrumentation versions 2 and 3."""
+        return _otel_messages.response_message_parts(self, settings)
 
 
 ModelMessage: TypeAlias = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]

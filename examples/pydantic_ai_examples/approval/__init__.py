@@ -42,8 +42,10 @@ from .policy import (
     needs_approval_from_config,
 )
 from .toolset import ApprovalToolset, default_description
+from .trace import POLICY_EVENT, DecidingPolicy, record_policy, span_to_dict, trace_to_file
 
 __all__ = (
+    'POLICY_EVENT',
     'ApprovalBatch',
     'ApprovalBlocked',
     'ApprovalCallback',
@@ -60,6 +62,7 @@ __all__ = (
     'ApprovalToolset',
     'BatchEntry',
     'BatchHook',
+    'DecidingPolicy',
     'DecisionSource',
     'ExternalCallHandler',
     'MCPAnnotationPolicy',
@@ -71,6 +74,9 @@ __all__ = (
     'mcp_annotation_verdict',
     'mcp_approval_required',
     'needs_approval_from_config',
+    'record_policy',
     'session_key',
+    'span_to_dict',
     'tool_annotations',
+    'trace_to_file',
 )

@@ -39,6 +39,7 @@ from pydantic_graph import End
 from .machine import MACHINE_CONFIG, Machine, MachineToolset
 from .scripted import TASK, scripted_model
 from .toolset import ApprovalToolset
+from .trace import trace_to_file
 
 __all__ = (
     'NO_TTY_MESSAGE',
@@ -228,6 +229,9 @@ def _parser() -> argparse.ArgumentParser:
         help='use the real MCP filesystem server (node) in a sandbox directory instead of the simulated machine',
     )
     parser.add_argument('--delay', type=float, default=0.4, help='seconds the scripted model "thinks" per step')
+    parser.add_argument(
+        '--trace', metavar='FILE', help="write the session's trace (OpenTelemetry spans) to FILE as JSON lines"
+    )
     return parser
 
 
@@ -246,14 +250,19 @@ async def _demo(args: argparse.Namespace, out: TextIO) -> int:
     handler = approver.handler()
     machine = Machine()
     display.line(f'Task: {args.task}\nModel: {model.model_name} (simulated machine: nothing real is touched)')
+    agent = build_agent(model)
+    if args.trace:
+        agent.instrument = trace_to_file(args.trace)
     try:
-        await run_task(build_agent(model), args.task, machine, handler, display)
+        await run_task(agent, args.task, machine, handler, display)
     except (AgentRunError, UserError) as exc:
         # A real model can fail (no API key, network, limits): say so instead of showing a traceback.
         print(f'\nThe run stopped: {exc}', file=sys.stderr)
         return 1
     display.line(f'\nPort 8080 on the simulated machine: {_port_state(machine)}.')
     display.line(str(summarize(display, approver, handler)))
+    if args.trace:
+        display.line(f'Trace written to {args.trace} (one span per line, as JSON).')
     return 0
 
 

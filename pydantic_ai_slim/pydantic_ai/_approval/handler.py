@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from .. import DeferredToolRequests, DeferredToolResults, RunContext, ToolApproved, ToolDenied
+from .._otel import DecidingPolicy, record_approval_policy
 from ..messages import ToolCallPart
 from .exceptions import ApprovalBlocked, ApprovalDenied
 from .toolset import default_description
@@ -39,6 +41,10 @@ __all__ = (
     'approval_handler',
     'session_key',
 )
+
+
+# Which policy decided, as recorded in the trace of an instrumented run.
+_DECIDING_POLICY: dict[str, DecidingPolicy] = {'blocked': 'blocked', 'remembered': 'remembered', 'ask': 'asked'}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,11 +241,14 @@ class ApprovalHandler:
 
     async def _answer(self, entry: BatchEntry) -> ToolApproved | ToolDenied:
         request = entry.request
+        started = time.monotonic()
         if entry.decision is not None:
             source: DecisionSource = 'policy' if entry.status == 'blocked' else 'session'
             decision = entry.decision
         else:
             source, decision = 'user', await self._ask(request)
+        waited = time.monotonic() - started
+        record_approval_policy(request.tool_name, request.tool_call_id, _DECIDING_POLICY[entry.status], waited)
         self.session.history.append(ApprovalRecord(request, decision, source))
         if decision.approved:
             return ToolApproved()

@@ -18,6 +18,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from .. import ApprovalRequired, RunContext
+from .._otel import record_approval_policy
 from ..tools import AgentDepsT
 from ..toolsets import ToolsetTool, WrapperToolset
 from .exceptions import ApprovalBlocked
@@ -70,6 +71,8 @@ class ApprovalToolset(WrapperToolset[AgentDepsT]):
         verdict = await self.check(name, tool_args, ctx)
         if verdict.is_blocked and ctx.tool_call_approved:
             raise ApprovalBlocked(name, verdict.reason or '')
+        if verdict.is_pre_approved:
+            record_approval_policy(name, ctx.tool_call_id, 'pre-approved')
         if verdict.is_pre_approved or ctx.tool_call_approved:
             return await super().call_tool(name, tool_args, ctx, tool)
         raise ApprovalRequired(metadata=await self._metadata(name, tool_args, ctx, verdict))

@@ -11,12 +11,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from types import NoneType
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
-from .. import _agent_graph, _deferred, _output, _system_prompt, _utils, models
+from .. import _agent_graph, _deferred, _otel, _output, _system_prompt, _utils, models
 from .._agent_graph import (
     CallToolsNode,
     EndStrategy,
@@ -55,6 +55,9 @@ from ..usage import RunUsage, UsageLimits
 from .abstract import AbstractAgent, AgentMetadata, Instructions
 from .wrapper import WrapperAgent
 
+if TYPE_CHECKING:
+    from ..models.instrumented import InstrumentationSettings
+
 __all__ = (
     'AbstractAgent',
     'Agent',
@@ -63,6 +66,7 @@ __all__ = (
     'CallToolsNode',
     'EndStrategy',
     'EventStreamHandler',
+    'InstrumentationSettings',
     'ModelRequestNode',
     'ParallelExecutionMode',
     'UserPromptNode',
@@ -105,6 +109,10 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     model_settings: ModelSettings | None
     """Default model settings for the agent's runs."""
 
+    instrument: InstrumentationSettings | bool | None
+    """How the agent's runs are traced with OpenTelemetry; `None` follows `Agent.instrument_all`."""
+
+    _instrument_default: ClassVar[InstrumentationSettings | bool] = False
     _model: models.Model | None = field(repr=False)
     _overrides: ContextVar[_Overrides | None] = field(repr=False)
 
@@ -128,6 +136,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
+        instrument: InstrumentationSettings | bool | None = None,
         metadata: AgentMetadata[AgentDepsT] | None = None,
         history_processors: Sequence[HistoryProcessor[AgentDepsT]] | None = None,
         event_stream_handler: EventStreamHandler[AgentDepsT] | None = None,
@@ -157,6 +166,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             toolsets: Extra toolsets, or functions of the run context that make one at each step (see `toolset`).
             defer_model_check: Resolve the model at run time rather than now.
             end_strategy: What to do with other tool calls once an output tool gave the final result.
+            instrument: Trace the agent's runs with OpenTelemetry: `True` with the global providers, or
+                `InstrumentationSettings`; `None` follows `Agent.instrument_all`.
             metadata: Metadata given to runs as `ctx.metadata`.
             history_processors: Functions that rewrite the message history before each model request (sync or
                 async, with or without the run context); the history they return replaces the run's.
@@ -206,12 +217,18 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         ]
         self._overrides = ContextVar[_Overrides | None](f'_agent_overrides_{id(self)}', default=None)
         self._entered_toolset: CombinedToolset[AgentDepsT] | None = None
+        self.instrument = instrument
 
     def __repr__(self) -> str:
         return (
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
-            f'model_settings={self.model_settings!r}, output_type={self._output_type!r}, instrument=None)'
+            f'model_settings={self.model_settings!r}, output_type={self._output_type!r}, instrument={self.instrument!r})'
         )
+
+    @staticmethod
+    def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
+        """Trace the runs of every agent made without `instrument=` (`False` turns that off again)."""
+        Agent._instrument_default = instrument
 
     @property
     def model(self) -> models.Model | models.KnownModelName | str | None:
@@ -453,10 +470,23 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         graph = _agent_graph.build_agent_graph(self.name)
         resolve_metadata = partial(self._resolve_metadata, metadata, overrides, state, graph_deps)
         resolve_metadata()
+        instrumentation = _otel.settings_for(
+            self.instrument if self.instrument is not None else self._instrument_default
+        )
+        graph_deps.model = _otel.instrumented(run_model, instrumentation)
+        # An instrumented model traces as its own settings say, and so does the run.
+        graph_deps.instrumentation = instrumentation = _otel.settings_of(graph_deps.model, instrumentation)
+        run_span = _otel.run_span(
+            instrumentation, self.name or 'agent', run_model.model_name, state, graph_deps.new_message_index
+        )
         async with toolset:
+            graph_iter = graph.iter
             try:
-                async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
-                    yield AgentRun(graph_run)
+                with run_span as span:
+                    async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                        yield AgentRun(graph_run)
+                        if span is not None and graph_run.result is not None:
+                            span.set_output(graph_run.result.output.output)
             finally:
                 # As upstream, a metadata function is called again at the end, so the result has final values.
                 resolve_metadata()
@@ -744,3 +774,13 @@ if typing.TYPE_CHECKING:  # pragma: no cover
     from starlette.applications import Starlette
 
     from .._chat.web import ModelsParam
+
+
+def __getattr__(name: str) -> Any:
+    # `InstrumentationSettings` needs the optional `opentelemetry-api`: it is imported only when asked for, so
+    # that importing this module never imports OpenTelemetry.
+    if name == 'InstrumentationSettings':
+        from ..models.instrumented import InstrumentationSettings
+
+        return InstrumentationSettings
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
