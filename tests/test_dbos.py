@@ -7,6 +7,7 @@ Crash-and-recover tests with worker processes are in `test_dbos_recovery.py`.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -38,15 +39,19 @@ from pydantic_ai.durable_exec import DeferredToolResultsTimeout, PendingDeferred
 from pydantic_ai.durable_exec.dbos import (
     DBOSAgent,
     DBOSApprovalClient,
+    DBOSMCPServer,
     DBOSModel,
     wait_for_deferred_tool_results,
 )
 from pydantic_ai.exceptions import UserError
+from pydantic_ai.mcp import MCPServerStdio
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.toolsets import ExternalToolset
+
+from .mcp_servers import SERVER
 
 pytestmark = pytest.mark.anyio
 
@@ -188,6 +193,23 @@ denying = Agent(
     deferred_tool_handler=wait_for_deferred_tool_results(0.0),
 )
 denying_dbos = DBOSAgent(denying)
+
+
+def use_mcp(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Calls the MCP server's failing tool, then `echo`, then reports what `echo` said."""
+    CALLS.append('model')
+    last = messages[-1].parts[-1]
+    if isinstance(last, ToolReturnPart):
+        return ModelResponse(parts=[TextPart(f'{last.content} ({len(info.function_tools)} tools)')])
+    if isinstance(last, RetryPromptPart):
+        return ModelResponse(parts=[ToolCallPart('echo', {'text': 'hello'}, tool_call_id='echo-id')])
+    return ModelResponse(parts=[ToolCallPart('fail', {'message': 'Not today.'}, tool_call_id='fail-id')])
+
+
+# An MCP server (our test server, over stdio): its tool listings and calls are steps.
+notes_server = MCPServerStdio(sys.executable, [SERVER], id='notes', timeout=30)
+mcp_agent = Agent(FunctionModel(use_mcp), name='mcp_agent', toolsets=[notes_server])
+mcp_dbos = DBOSAgent(mcp_agent, mcp_step_config={'retries_allowed': False})
 
 
 @pytest.fixture(scope='module')
@@ -509,3 +531,37 @@ async def _pending(
 
 async def result_of(handle: WorkflowHandleAsync[AgentRunResult[str]]) -> str:
     return (await handle.get_result()).output  # pragma: no cover
+
+
+async def test_mcp_tool_listings_and_calls_are_steps(db: str) -> None:
+    [server] = mcp_dbos.toolsets[1:]
+    assert isinstance(server, DBOSMCPServer)
+    assert (server.id, server.wrapped) == ('notes', notes_server)
+    assert repr(server) == f'DBOSMCPServer(wrapped={notes_server!r})'
+    handle = await mcp_dbos.start('Go.', workflow_id='mcp-1')
+    result = await handle.get_result()
+    assert result.output == snapshot('hello (21 tools)')
+    assert [p.part_kind for m in result.all_messages() for p in m.parts] == snapshot(
+        ['user-prompt', 'tool-call', 'retry-prompt', 'tool-call', 'tool-return', 'text']
+    )
+    steps = await DBOS.list_workflow_steps_async('mcp-1')
+    assert [(step['function_name'], step['error']) for step in steps] == snapshot(
+        [
+            ('mcp_agent__mcp_server__notes.get_tools', None),
+            ('mcp_agent__model.request', None),
+            ('mcp_agent__mcp_server__notes.call_tool', None),
+            ('mcp_agent__mcp_server__notes.get_tools', None),
+            ('mcp_agent__model.request', None),
+            ('mcp_agent__mcp_server__notes.call_tool', None),
+            ('mcp_agent__mcp_server__notes.get_tools', None),
+            ('mcp_agent__model.request', None),
+        ]
+    )
+    # The listing is recorded as tool definitions; the failed call as the retry it asked for.
+    assert sorted(steps[0]['output'] or [])[:3] == snapshot(['add', 'add_resource', 'add_tool'])
+    # Outside a workflow (`iter` is not one) the steps are plain calls.
+    async with mcp_dbos.iter('Go.') as run:
+        async for _ in run:
+            pass
+    assert run.result is not None and run.result.output == result.output
+    assert CALLS == ['model'] * 6

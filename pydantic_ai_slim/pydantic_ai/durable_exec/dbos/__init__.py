@@ -18,12 +18,14 @@ except ImportError as _import_error:  # pragma: no cover
 
 from ._agent import DBOSAgent
 from ._approvals import DBOSApprovalClient, wait_for_deferred_tool_results
+from ._mcp_server import DBOSMCPServer
 from ._model import DBOSModel
 from ._utils import DBOSParallelExecutionMode, StepConfig
 
 __all__ = (
     'DBOSAgent',
     'DBOSApprovalClient',
+    'DBOSMCPServer',
     'DBOSModel',
     'DBOSParallelExecutionMode',
     'StepConfig',

@@ -24,6 +24,7 @@ from ...tools import BuiltinToolFunc, DeferredToolHandler, DeferredToolResults, 
 from ...toolsets.abstract import AbstractToolset
 from ...toolsets.function import FunctionToolset
 from ...usage import RunUsage, UsageLimits
+from ._mcp_server import DBOSMCPServer, is_mcp_server
 from ._model import DBOSModel
 from ._toolset import DBOSFunctionToolset
 from ._utils import DBOSParallelExecutionMode, StepConfig
@@ -65,8 +66,7 @@ class DBOSAgent(WrapperAgent[AgentDepsT, OutputDataT], DBOSConfiguredInstance):
             name: The unique name of the agent's workflows and steps; defaults to the agent's name.
             event_stream_handler: Receives the events of runs (model events from inside the model steps);
                 defaults to the agent's.
-            mcp_step_config: Retry options of MCP server steps (kept for compatibility; MCP servers are not
-                wrapped yet).
+            mcp_step_config: Retry options of the steps that list an MCP server's tools and call them.
             model_step_config: Retry options of the model request steps.
             parallel_execution_mode: How a response's tool calls run: `'sequential'` or
                 `'parallel_ordered_events'` (concurrently, events in call order).
@@ -102,12 +102,11 @@ class DBOSAgent(WrapperAgent[AgentDepsT, OutputDataT], DBOSConfiguredInstance):
     def _dbos_toolset(
         self, toolset: AbstractToolset[AgentDepsT], tool_step_config: StepConfig | None
     ) -> AbstractToolset[AgentDepsT]:
-        if tool_step_config is None:
-            return toolset
-
         def wrap(leaf: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
-            if isinstance(leaf, FunctionToolset):
+            if isinstance(leaf, FunctionToolset) and tool_step_config is not None:
                 return DBOSFunctionToolset(leaf, step_name_prefix=self._name, step_config=tool_step_config)
+            if is_mcp_server(leaf):
+                return DBOSMCPServer(leaf, step_name_prefix=self._name, step_config=self._mcp_step_config)
             return leaf
 
         return toolset.visit_and_replace(wrap)

@@ -14,23 +14,22 @@ from ..._agent_graph import EventStreamHandler
 from ..._run_context import RunContext
 from ...messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
 from ...models import Model, ModelRequestParameters, StreamedResponse
-from ...profiles import ModelProfile
+from ...models.wrapper import WrapperModel
 from ...settings import ModelSettings
 from ._utils import StepConfig, step_options
 
 __all__ = ('DBOSModel',)
 
 
-class DBOSModel(Model):
+@dataclass(init=False)
+class DBOSModel(WrapperModel):
     """Wraps a model so that each request is a DBOS step named `'{step_name_prefix}__model.request'`.
 
     Outside a workflow the steps are plain calls. A streamed request is streamed inside its step (named
     `'{step_name_prefix}__model.request_stream'`), where `event_stream_handler` gets its events; the workflow
-    sees the finished response, which a replay takes from the database.
+    sees the finished response, which a replay takes from the database. Everything else (name, profile,
+    settings) is the wrapped model's.
     """
-
-    wrapped: Model
-    """The model whose requests are wrapped."""
 
     def __init__(
         self,
@@ -41,8 +40,7 @@ class DBOSModel(Model):
         event_stream_handler: EventStreamHandler[Any] | None = None,
     ):
         """Wrap `model`; `step_config` sets the steps' retries, `event_stream_handler` sees streamed requests."""
-        super().__init__()
-        self.wrapped = model
+        super().__init__(model)
         self.event_stream_handler = event_stream_handler
         options = step_options(step_config)
 
@@ -68,9 +66,6 @@ class DBOSModel(Model):
 
         self._request_step = request_step
         self._request_stream_step = request_stream_step
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(wrapped={self.wrapped!r})'
 
     async def request(
         self,
@@ -98,41 +93,6 @@ class DBOSModel(Model):
             return
         response = await self._request_stream_step(messages, model_settings, model_request_parameters, run_context)
         yield _FinishedStream(model_request_parameters, response)
-
-    def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
-        """As the wrapped model."""
-        return self.wrapped.customize_request_parameters(model_request_parameters)
-
-    def prepare_request(
-        self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
-    ) -> tuple[ModelSettings | None, ModelRequestParameters]:
-        """As the wrapped model."""
-        return self.wrapped.prepare_request(model_settings, model_request_parameters)
-
-    @property
-    def settings(self) -> ModelSettings | None:
-        """The wrapped model's settings."""
-        return self.wrapped.settings
-
-    @property
-    def model_name(self) -> str:
-        """The wrapped model's name."""
-        return self.wrapped.model_name
-
-    @property
-    def system(self) -> str:
-        """The wrapped model's provider."""
-        return self.wrapped.system
-
-    @property
-    def profile(self) -> ModelProfile:
-        """The wrapped model's profile."""
-        return self.wrapped.profile
-
-    @property
-    def base_url(self) -> str | None:
-        """The wrapped model's base URL."""
-        return self.wrapped.base_url
 
 
 @dataclass
