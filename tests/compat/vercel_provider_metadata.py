@@ -3,13 +3,13 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ModelResponseStreamEvent, TextPart
 from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
-from pydantic_ai.tools import RunContext
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import RunContext
 from pydantic_ai.ui.vercel_ai import VercelAIAdapter
 from pydantic_ai.ui.vercel_ai.request_types import SubmitMessage
 
@@ -79,7 +79,7 @@ class MetaStream(StreamedResponse):
 
     @property
     def timestamp(self) -> datetime:
-        return datetime(2024, 1, 1, tzinfo=timezone.utc)
+        return datetime(2024, 1, 1, tzinfo=UTC)
 
 
 class MetaModel(Model):
