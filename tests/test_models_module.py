@@ -43,8 +43,10 @@ from pydantic_ai.models import (
     override_allow_model_requests,
 )
 from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.instrumented import InstrumentedModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.result import OutputValidatorFunc
 from pydantic_ai.settings import ModelSettings
@@ -164,6 +166,19 @@ async def test_count_tokens_before_request():
         UsageLimitExceeded, match=r'^The next request would exceed the input_tokens_limit of 5 \(input_tokens=7\)$'
     ):
         await agent.run('hello', usage_limits=limits)
+
+
+async def test_wrapper_models_forward_token_counting_but_not_base_url():
+    counting = Counting(lambda messages, info: ModelResponse(parts=[TextPart('counted')]))
+    for wrapper in (WrapperModel(counting), InstrumentedModel(counting)):
+        assert await wrapper.count_tokens([], None, ModelRequestParameters()) == RequestUsage(input_tokens=0)
+        limits = UsageLimits(count_tokens_before_request=True, input_tokens_limit=5)
+        with pytest.raises(UsageLimitExceeded, match=r'input_tokens_limit of 5 \(input_tokens=7\)$'):
+            await Agent(wrapper).run('hello', usage_limits=limits)
+        # As upstream: the base URL and the builtin tool classmethod are the wrapper's own, not the wrapped model's.
+        assert (wrapper.base_url, wrapper.supported_builtin_tools()) == (None, frozenset())
+    openai_model = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(api_key='k', base_url='http://127.0.0.1:9/v1'))
+    assert (openai_model.base_url, WrapperModel(openai_model).base_url) == ('http://127.0.0.1:9/v1/', None)
 
 
 def test_infer_model_with_provider_factory():

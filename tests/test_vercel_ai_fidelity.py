@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    ModelResponseStreamEvent,
     RetryPromptPart,
     TextPart,
     ThinkingPart,
@@ -21,6 +24,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.function import (
     AgentInfo,
     DeltaThinkingCalls,
@@ -29,6 +33,8 @@ from pydantic_ai.models.function import (
     DeltaToolCalls,
     FunctionModel,
 )
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import RunContext
 from pydantic_ai.ui.vercel_ai import VercelAIAdapter
 from pydantic_ai.ui.vercel_ai.request_types import SubmitMessage
 
@@ -221,5 +227,167 @@ def test_provider_metadata_loads_back_into_the_parts():
                 provider_name='openai',
                 provider_details={'c': 3},
             ),
+        ]
+    )
+
+
+class MetadataStream(StreamedResponse):
+    """A provider's stream whose parts carry ids, a signature, the provider's name and details."""
+
+    def __init__(self, model_request_parameters: ModelRequestParameters, answered: bool) -> None:
+        super().__init__(model_request_parameters)
+        self._answered = answered
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        pm = self._parts_manager
+        if self._answered:
+            for event in pm.handle_text_delta(vendor_part_id='t', content='done'):
+                yield event
+            return
+        for content in ('think', 'ing'):
+            for event in pm.handle_thinking_delta(
+                vendor_part_id='r', content=content, id='rs_1', provider_name='acme', provider_details={'k': 1}
+            ):
+                yield event
+        for event in pm.handle_thinking_delta(vendor_part_id='r', content='!', signature='sig', provider_name='acme'):
+            yield event
+        for content in ('Hel', 'lo'):
+            for event in pm.handle_text_delta(
+                vendor_part_id='t', content=content, id='msg_1', provider_name='acme', provider_details={'x': 1}
+            ):
+                yield event
+        event = pm.handle_tool_call_delta(
+            vendor_part_id='c', tool_name='add', args='{"a": 1}', tool_call_id='call_1', provider_name='acme'
+        )
+        assert event is not None
+        yield event
+        yield pm.handle_tool_call_part(
+            vendor_part_id='d', tool_name='add', args={'a': 2}, tool_call_id='call_2', id='fc_2', provider_name='acme'
+        )
+
+    @property
+    def model_name(self) -> str:
+        return 'metadata'
+
+    @property
+    def provider_name(self) -> str:
+        return 'acme'
+
+    @property
+    def provider_url(self) -> str | None:
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        return datetime(2024, 1, 1, tzinfo=UTC)
+
+
+class MetadataModel(Model):
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        raise NotImplementedError('This model only streams.')
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        last = messages[-1]
+        answered = isinstance(last, ModelRequest) and isinstance(last.parts[0], ToolReturnPart)
+        yield MetadataStream(model_request_parameters, answered)
+
+    @property
+    def model_name(self) -> str:
+        return 'metadata'
+
+    @property
+    def system(self) -> str:
+        return 'acme'
+
+
+async def test_streamed_chunks_carry_the_parts_provider_metadata():
+    def add(a: int) -> int:
+        return a + 1
+
+    agent = Agent(MetadataModel(), tools=[add])
+
+    thinking = {'pydantic_ai': {'id': 'rs_1', 'provider_name': 'acme', 'provider_details': {'k': 1}}}
+    text = {'pydantic_ai': {'id': 'msg_1', 'provider_name': 'acme', 'provider_details': {'x': 1}}}
+    first_call = {'pydantic_ai': {'provider_name': 'acme'}}
+    second_call = {'pydantic_ai': {'id': 'fc_2', 'provider_name': 'acme'}}
+    assert await sent(agent) == snapshot(
+        [
+            {'type': 'start'},
+            {'type': 'start-step'},
+            {'type': 'reasoning-start', 'id': ID, 'providerMetadata': thinking},
+            {'type': 'reasoning-delta', 'id': ID, 'delta': 'think', 'providerMetadata': thinking},
+            {
+                'type': 'reasoning-delta',
+                'id': ID,
+                'delta': 'ing',
+                'providerMetadata': {'pydantic_ai': {'provider_details': {'k': 1}}},
+            },
+            {
+                'type': 'reasoning-delta',
+                'id': ID,
+                'delta': '!',
+                'providerMetadata': {'pydantic_ai': {'signature': 'sig'}},
+            },
+            {
+                'type': 'reasoning-end',
+                'id': ID,
+                'providerMetadata': {
+                    'pydantic_ai': {
+                        'id': 'rs_1',
+                        'signature': 'sig',
+                        'provider_name': 'acme',
+                        'provider_details': {'k': 1},
+                    }
+                },
+            },
+            {'type': 'text-start', 'id': ID, 'providerMetadata': text},
+            {'type': 'text-delta', 'delta': 'Hel', 'id': ID, 'providerMetadata': text},
+            {
+                'type': 'text-delta',
+                'delta': 'lo',
+                'id': ID,
+                'providerMetadata': {'pydantic_ai': {'provider_details': {'x': 1}}},
+            },
+            {'type': 'text-end', 'id': ID, 'providerMetadata': text},
+            {'type': 'tool-input-start', 'toolCallId': 'call_1', 'toolName': 'add', 'providerMetadata': first_call},
+            {'type': 'tool-input-delta', 'toolCallId': 'call_1', 'inputTextDelta': '{"a": 1}'},
+            {
+                'type': 'tool-input-available',
+                'toolCallId': 'call_1',
+                'toolName': 'add',
+                'input': {'a': 1},
+                'providerMetadata': first_call,
+            },
+            {'type': 'tool-input-start', 'toolCallId': 'call_2', 'toolName': 'add', 'providerMetadata': second_call},
+            {'type': 'tool-input-delta', 'toolCallId': 'call_2', 'inputTextDelta': '{"a":2}'},
+            {
+                'type': 'tool-input-available',
+                'toolCallId': 'call_2',
+                'toolName': 'add',
+                'input': {'a': 2},
+                'providerMetadata': second_call,
+            },
+            {'type': 'tool-output-available', 'toolCallId': 'call_1', 'output': 2},
+            {'type': 'tool-output-available', 'toolCallId': 'call_2', 'output': 3},
+            {'type': 'finish-step'},
+            {'type': 'start-step'},
+            {'type': 'text-start', 'id': ID},
+            {'type': 'text-delta', 'delta': 'done', 'id': ID},
+            {'type': 'text-end', 'id': ID},
+            {'type': 'finish-step'},
+            {'type': 'finish'},
+            {'type': 'done'},
         ]
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..messages import ModelMessage, ModelResponse
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
+from ..usage import RequestUsage
 from . import KnownModelName, Model, ModelRequestParameters, StreamedResponse, infer_model
 
 if TYPE_CHECKING:
@@ -38,6 +39,15 @@ class WrapperModel(Model):
     ) -> ModelResponse:
         """Send the request to the wrapped model."""
         return await self.wrapped.request(messages, model_settings, model_request_parameters)
+
+    async def count_tokens(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> RequestUsage:
+        """Count the request's tokens with the wrapped model."""
+        return await self.wrapped.count_tokens(messages, model_settings, model_request_parameters)
 
     @asynccontextmanager
     async def request_stream(
@@ -82,11 +92,6 @@ class WrapperModel(Model):
     def settings(self) -> ModelSettings | None:
         """The wrapped model's default settings."""
         return self.wrapped.settings
-
-    @property
-    def base_url(self) -> str | None:
-        """The wrapped model's base URL."""
-        return self.wrapped.base_url
 
     def __getattr__(self, item: str) -> Any:
         # Attributes the wrapper does not define (a client, say) are the wrapped model's.

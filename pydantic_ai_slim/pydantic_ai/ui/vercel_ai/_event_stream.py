@@ -134,21 +134,23 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
 
     async def handle_text_start(self, part: TextPart, follows_text: bool = False) -> AsyncIterator[BaseChunk]:
         """Text that follows text continues the same text part."""
+        metadata = _provider_metadata(part)
         if not (follows_text and self._text_id):
             self._text_id = str(uuid4())
-            yield TextStartChunk(id=self._text_id)
+            yield TextStartChunk(id=self._text_id, provider_metadata=metadata)
         if part.content:
-            yield TextDeltaChunk(id=self._text_id, delta=part.content)
+            yield TextDeltaChunk(id=self._text_id, delta=part.content, provider_metadata=metadata)
 
     async def handle_text_delta(self, delta: TextPartDelta) -> AsyncIterator[BaseChunk]:
         """More text."""
         if delta.content_delta:
-            yield TextDeltaChunk(id=self._text_id, delta=delta.content_delta)
+            metadata = _delta_metadata(provider_details=delta.provider_details)
+            yield TextDeltaChunk(id=self._text_id, delta=delta.content_delta, provider_metadata=metadata)
 
     async def handle_text_end(self, part: TextPart, followed_by_text: bool = False) -> AsyncIterator[BaseChunk]:
         """The text part ends unless more text follows."""
         if not followed_by_text:
-            yield TextEndChunk(id=self._text_id)
+            yield TextEndChunk(id=self._text_id, provider_metadata=_provider_metadata(part))
             self._text_id = ''
 
     async def handle_thinking_start(
@@ -164,7 +166,12 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def handle_thinking_delta(self, delta: ThinkingPartDelta) -> AsyncIterator[BaseChunk]:
         """More reasoning."""
         if delta.content_delta:
-            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=delta.content_delta)
+            metadata = _delta_metadata(
+                signature=delta.signature_delta,
+                provider_name=delta.provider_name,
+                provider_details=delta.provider_details,
+            )
+            yield ReasoningDeltaChunk(id=self._reasoning_id, delta=delta.content_delta, provider_metadata=metadata)
 
     async def handle_thinking_end(
         self, part: ThinkingPart, followed_by_thinking: bool = False
@@ -175,7 +182,9 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
 
     async def handle_tool_call_start(self, part: ToolCallPart) -> AsyncIterator[BaseChunk]:
         """A tool call starts, with the arguments received so far."""
-        yield ToolInputStartChunk(tool_call_id=part.tool_call_id, tool_name=part.tool_name)
+        yield ToolInputStartChunk(
+            tool_call_id=part.tool_call_id, tool_name=part.tool_name, provider_metadata=_provider_metadata(part)
+        )
         if part.args:
             yield ToolInputDeltaChunk(tool_call_id=part.tool_call_id, input_text_delta=part.args_as_json_str())
 
@@ -188,7 +197,12 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
 
     async def handle_tool_call_end(self, part: ToolCallPart) -> AsyncIterator[BaseChunk]:
         """The arguments are complete."""
-        yield ToolInputAvailableChunk(tool_call_id=part.tool_call_id, tool_name=part.tool_name, input=_input(part))
+        yield ToolInputAvailableChunk(
+            tool_call_id=part.tool_call_id,
+            tool_name=part.tool_name,
+            input=_input(part),
+            provider_metadata=_provider_metadata(part),
+        )
 
     async def handle_function_tool_result(self, event: FunctionToolResultEvent) -> AsyncIterator[BaseChunk]:
         """A call's result, its error, or (with tool approval on) the user's denial."""
@@ -251,6 +265,12 @@ def _provider_metadata(part: TextPart | ThinkingPart | ToolCallPart) -> dict[str
         'provider_name': part.provider_name,
         'provider_details': part.provider_details,
     }
+    present = {key: value for key, value in fields.items() if value is not None}
+    return {'pydantic_ai': present} if present else None
+
+
+def _delta_metadata(**fields: Any) -> dict[str, dict[str, Any]] | None:
+    """What a delta adds (a signature, provider name or details) under `pydantic_ai`, as upstream sends it."""
     present = {key: value for key, value in fields.items() if value is not None}
     return {'pydantic_ai': present} if present else None
 
