@@ -35,6 +35,7 @@ from pydantic_ai._approval import (
     TerminalApprover,
 )
 from pydantic_ai._chat.cli import ChatSession, cli, load_agent
+from pydantic_ai.agent import AbstractAgent, WrapperAgent
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
@@ -95,6 +96,9 @@ class Chat:
 class Count:
     count: int
 
+
+WRAPPED = WrapperAgent(Agent(TestModel(custom_output_text='wrapped answer')))
+"""A wrapper agent for `--agent tests.test_chat_cli:WRAPPED`."""
 
 FINAL_APPROVED = 'Port 8080 is free. Sent SIGTERM to PID 4242 (2 times). Stopped devserver.service.'
 
@@ -259,7 +263,7 @@ def test_load_agent_with_a_model_override():
 # In process: the session reads keys from a pipe and renders to a string, for the paths a pty test does not take.
 
 
-async def run_session(agent: Agent[Any, Any], keys: str, **options: Any) -> str:
+async def run_session(agent: AbstractAgent[Any, Any], keys: str, **options: Any) -> str:
     out = io.StringIO()
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
@@ -288,6 +292,38 @@ async def test_agent_with_its_own_handler_keeps_it():
    ← wipe: wiped
 {"wipe":"wiped"}
 """)
+
+
+@pytest.mark.anyio
+async def test_wrapper_agents_chat_and_keep_the_wrapped_handler():
+    assert WrapperAgent.to_cli is AbstractAgent.to_cli and Agent.to_cli_sync is AbstractAgent.to_cli_sync
+
+    def approve_all(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        return DeferredToolResults(approvals={call.tool_call_id: True for call in requests.approvals})
+
+    for handler in (None, approve_all):
+        agent = Agent(TestModel(), deferred_tool_handler=handler)
+
+        @agent.tool_plain(requires_approval=True)
+        def wipe() -> str:  # pyright: ignore[reportUnusedFunction] -- registered by the decorator
+            return 'wiped'
+
+        wrapped = WrapperAgent(agent)
+        assert wrapped.deferred_tool_handler is handler
+        out = await run_session(wrapped, '\rgo\ry\r/exit\r')
+        assert ('1 call(s) need a decision' in out) is (handler is None)
+        assert '← wipe: wiped' in out
+
+
+def test_pai_chat_with_a_wrapper_agent(capsys: pytest.CaptureFixture[str]):
+    assert cli(['--agent', 'tests.test_chat_cli:WRAPPED', '-m', 'test', 'hi']) == 0
+    assert 'success (no tool calls)' in capsys.readouterr().out
+    assert cli(['--agent', 'tests.test_chat_cli:WRAPPED', 'hi']) == 0
+    assert 'wrapped answer' in capsys.readouterr().out
+    assert cli(['--agent', 'tests.test_chat_cli:WRAPPED', '--web']) == 1
+    assert capsys.readouterr().err == snapshot(
+        'Error: `--web` serves an `Agent`, but `tests.test_chat_cli:WRAPPED` is a `WrapperAgent`: pass the agent itself.\n'
+    )
 
 
 @pytest.mark.anyio

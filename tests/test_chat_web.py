@@ -18,15 +18,18 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from dirty_equals import IsStr
 from inline_snapshot import snapshot
 from pydantic_ai import Agent, RunContext
+from pydantic_ai._approval import ApprovalConfig, ApprovalToolset
 from pydantic_ai._chat.web import PAGE_PATH, output_with_approvals
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.output import ToolOutput
 from pydantic_ai.tools import DeferredToolRequests
+from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.ui import DEFAULT_HTML_URL
 from pydantic_ai_examples.vercel_ai_chat import FileStore, create_agent
 from starlette.applications import Starlette
@@ -230,4 +233,79 @@ def test_approve_deny_and_reload_in_chromium(serve: Any):
                 'pageErrors': [],
             },
         }
+    )
+
+
+async def policy_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+    results = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    if results:
+        yield ' | '.join(f'{p.tool_name}: {p.content}' for p in results)
+        return
+    prompt = next(p.content for p in messages[0].parts if isinstance(p, UserPromptPart))
+    yield {0: DeltaToolCall(name='shred', json_args='{}', tool_call_id='call_s')}
+    if prompt == 'both':
+        yield {1: DeltaToolCall(name='wipe', json_args='{}', tool_call_id='call_w')}
+
+
+def policy_agent() -> Agent[None, str]:
+    def shred() -> str:
+        return 'shredded'
+
+    def wipe() -> str:
+        return 'wiped'
+
+    config: ApprovalConfig = {'shred': {'blocked': True, 'reason': 'shredding is never allowed.'}}
+    toolset = ApprovalToolset(FunctionToolset([shred, wipe]), config=config)
+    return Agent(FunctionModel(stream_function=policy_stream), toolsets=[toolset])
+
+
+def test_blocked_calls_are_denied_before_the_page_is_asked(serve: Any):
+    url = serve(policy_agent().to_web())
+    # Only blocked calls: denied at once, and the run goes on with the model reading the denial.
+    sent = chunks(httpx.post(f'{url}/api/chat', json=body(user('shred')), timeout=10))
+    assert [c for c in sent if c['type'] in ('tool-output-available', 'tool-approval-request', 'text-delta')] == (
+        snapshot(
+            [
+                {
+                    'type': 'tool-output-available',
+                    'toolCallId': 'call_s',
+                    'output': 'Blocked: shredding is never allowed.',
+                },
+                {'type': 'text-delta', 'delta': 'shred: Blocked: shredding is never allowed.', 'id': IsStr()},
+            ]
+        )
+    )
+    # A blocked call next to one that needs approval: the blocked one gets its denial as its result, only the
+    # other is asked about, and the page's answer (sent back with the blocked call's result) resumes the run.
+    sent = chunks(httpx.post(f'{url}/api/chat', json=body(user('both')), timeout=10))
+    asked = [c for c in sent if c['type'] in ('tool-output-available', 'tool-approval-request')]
+    assert [(c['type'], c['toolCallId']) for c in asked] == snapshot(
+        [('tool-output-available', 'call_s'), ('tool-approval-request', 'call_w')]
+    )
+    answer: dict[str, Any] = {
+        'id': 'a1',
+        'role': 'assistant',
+        'parts': [
+            {
+                'type': 'tool-shred',
+                'toolCallId': 'call_s',
+                'state': 'output-available',
+                'input': {},
+                'output': asked[0]['output'],
+            },
+            {
+                'type': 'tool-wipe',
+                'toolCallId': 'call_w',
+                'state': 'approval-responded',
+                'input': {},
+                'approval': {'id': asked[1]['approvalId'], 'approved': True},
+            },
+        ],
+    }
+    resumed = chunks(httpx.post(f'{url}/api/chat', json=body(user('both'), answer), timeout=10))
+    assert [c for c in resumed if c['type'] in ('tool-output-available', 'text-delta', 'error')] == snapshot(
+        [
+            {'type': 'tool-output-available', 'toolCallId': 'call_w', 'output': 'wiped'},
+            {'type': 'text-delta', 'delta': 'shred: Blocked: shredding is never allowed. | wipe: wiped', 'id': IsStr()},
+        ]
     )

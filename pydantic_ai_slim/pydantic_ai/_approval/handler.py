@@ -39,6 +39,7 @@ __all__ = (
     'DecisionSource',
     'ExternalCallHandler',
     'approval_handler',
+    'blocked_note',
     'session_key',
 )
 
@@ -86,6 +87,11 @@ class ApprovalRequest:
             worker=_text(meta.get('worker')),
             metadata=meta,
         )
+
+
+def blocked_note(request: ApprovalRequest) -> str:
+    """What the model is told about a call the policy blocks: `Blocked: ` and the policy's reason."""
+    return f'Blocked: {request.reason or "this call is not allowed."}'
 
 
 def _text(value: object) -> str | None:
@@ -232,8 +238,7 @@ class ApprovalHandler:
 
     def _triage(self, request: ApprovalRequest) -> BatchEntry:
         if request.blocked:
-            reason = request.reason or 'this call is not allowed.'
-            return BatchEntry(request, 'blocked', ApprovalDecision(approved=False, note=f'Blocked: {reason}'))
+            return BatchEntry(request, 'blocked', ApprovalDecision(approved=False, note=blocked_note(request)))
         remembered = self.session.lookup(request)
         if remembered is not None:
             return BatchEntry(request, 'remembered', remembered)

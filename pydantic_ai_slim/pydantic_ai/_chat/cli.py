@@ -40,7 +40,7 @@ from pydantic_graph import End
 from .._agent_graph import CallToolsNode, ModelRequestNode
 from .._approval.handler import ApprovalHandler
 from .._approval.terminal import TerminalApprover, call_text
-from ..agent import Agent
+from ..agent import AbstractAgent, Agent
 from ..exceptions import AgentRunError, UserError
 from ..messages import (
     ModelMessage,
@@ -51,7 +51,7 @@ from ..messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from ..models import infer_model
+from ..models import KnownModelName, Model, infer_model
 from ..run import AgentRun
 from ..settings import ModelSettings
 from ..usage import UsageLimits
@@ -84,7 +84,7 @@ class _Screen:
 class ChatSession:
     """One interactive chat with an agent: the conversation so far, the display settings, the approvals."""
 
-    agent: Agent[Any, Any]
+    agent: AbstractAgent[Any, Any]
     """The agent to talk to."""
     prog_name: str = 'pydantic-ai'
     """Shown in the prompt."""
@@ -96,6 +96,8 @@ class ChatSession:
     """Model settings for every run."""
     usage_limits: UsageLimits | None = None
     """Usage limits for every run."""
+    model: Model | KnownModelName | str | None = None
+    """The model for every run; `None` uses the agent's."""
     console: Console = field(default_factory=Console)
     """Where output goes."""
     prompts: PromptSession[str] = field(default_factory=lambda: PromptSession[str](history=InMemoryHistory()))
@@ -109,7 +111,7 @@ class ChatSession:
 
     def __post_init__(self) -> None:
         self.screen = _Screen(self.console)
-        if self.agent._deferred_tool_handler is None:
+        if self.agent.deferred_tool_handler is None:
             self.handler = TerminalApprover(self.screen, read=self._read_answer).handler()
 
     async def run(self) -> None:
@@ -170,6 +172,7 @@ class ChatSession:
                 deps=self.deps,
                 model_settings=self.model_settings,
                 usage_limits=self.usage_limits,
+                model=self.model,
                 deferred_tool_handler=self.handler,
             ) as run:
                 await self._follow(run)
@@ -251,7 +254,7 @@ def _brief(content: object, width: int = 110) -> str:
 
 
 async def run_chat(
-    agent: Agent[Any, Any],
+    agent: AbstractAgent[Any, Any],
     *,
     deps: Any = None,
     prog_name: str = 'pydantic-ai',
@@ -285,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_agent(spec: str) -> Agent[Any, Any]:
+def load_agent(spec: str) -> AbstractAgent[Any, Any]:
     """Import the agent named by `module:variable`."""
     module_name, sep, variable = spec.partition(':')
     if not sep or not module_name or not variable:
@@ -295,34 +298,41 @@ def load_agent(spec: str) -> Agent[Any, Any]:
     except ImportError as exc:
         raise UserError(f'Cannot import module {module_name!r} for `--agent`: {exc}') from exc
     agent = getattr(module, variable, None)
-    if not isinstance(agent, Agent):
+    if not isinstance(agent, AbstractAgent):
         raise UserError(f'`{spec}` is not an `Agent` (found {type(agent).__name__!r}).')
-    return cast(Agent[Any, Any], agent)
+    return cast(AbstractAgent[Any, Any], agent)
 
 
-def _build_agent(args: argparse.Namespace) -> Agent[Any, Any]:
+def _build_agent(args: argparse.Namespace) -> tuple[AbstractAgent[Any, Any], Model | None]:
+    """The agent, and the model that replaces its own for every run (`--model` with `--agent`)."""
     if args.agent:
-        agent = load_agent(args.agent)
-        if args.model:
-            agent._model = infer_model(args.model)
-        return agent
-    return Agent(infer_model(args.model or 'openai:gpt-4o'))
+        return load_agent(args.agent), infer_model(args.model) if args.model else None
+    return Agent(infer_model(args.model or 'openai:gpt-4o')), None
 
 
 def cli(argv: Sequence[str] | None = None) -> int:
     """The `pai-chat` command; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        agent = _build_agent(args)
+        agent, model = _build_agent(args)
     except (UserError, ValueError) as exc:
         print(f'Error: {exc}', file=sys.stderr)
         return 1
     if args.web:
+        if not isinstance(agent, Agent):
+            kind = type(agent).__name__
+            print(
+                f'Error: `--web` serves an `Agent`, but `{args.agent}` is a `{kind}`: pass the agent itself.',
+                file=sys.stderr,
+            )
+            return 1
         import uvicorn
 
-        uvicorn.run(agent.to_web(), host=args.host, port=args.port, log_level='warning')
+        from .web import create_web_app
+
+        uvicorn.run(create_web_app(agent, models=model), host=args.host, port=args.port, log_level='warning')
         return 0
-    session = ChatSession(agent, prog_name='pai-chat')
+    session = ChatSession(agent, prog_name='pai-chat', model=model)
     try:
         asyncio.run(session.ask(args.prompt) if args.prompt else session.run())
     except KeyboardInterrupt:

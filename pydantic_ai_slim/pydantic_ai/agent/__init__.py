@@ -257,6 +257,11 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         return self._event_stream_handler
 
     @property
+    def deferred_tool_handler(self) -> DeferredToolHandler[AgentDepsT] | None:
+        """The deferred tool handler given to the agent, used by runs that are not given one."""
+        return self._deferred_tool_handler
+
+    @property
     def output_type(self) -> OutputSpec[OutputDataT]:
         """The output type given to the agent."""
         return self._output_type
@@ -661,45 +666,6 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 raise
         async with self:
             yield
-
-    async def to_cli(
-        self,
-        deps: AgentDepsT = None,
-        prog_name: str = 'pydantic-ai',
-        message_history: Sequence[ModelMessage] | None = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-    ) -> None:
-        """Chat with the agent in the terminal (needs the `cli` extra); tools that need approval are asked inline.
-
-        Args:
-            deps: The dependencies of every run.
-            prog_name: The name shown in the prompt.
-            message_history: A conversation to continue.
-            model_settings: Model settings for every run.
-            usage_limits: Usage limits for every run.
-        """
-        from .._chat.cli import run_chat
-
-        await run_chat(
-            self,
-            deps=deps,
-            prog_name=prog_name,
-            message_history=message_history,
-            model_settings=model_settings,
-            usage_limits=usage_limits,
-        )
-
-    def to_cli_sync(
-        self,
-        deps: AgentDepsT = None,
-        prog_name: str = 'pydantic-ai',
-        message_history: Sequence[ModelMessage] | None = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-    ) -> None:
-        """Chat with the agent in the terminal, without an event loop in the caller; see `to_cli`."""
-        _utils.run_sync(self.to_cli(deps, prog_name, message_history, model_settings, usage_limits))
 
     def to_web(
         self,

@@ -101,6 +101,11 @@ class AbstractAgent(Generic[AgentDepsT, OutputDataT], ABC):
         """The agent's toolsets."""
         raise NotImplementedError
 
+    @property
+    def deferred_tool_handler(self) -> DeferredToolHandler[AgentDepsT] | None:
+        """The deferred tool handler the agent's runs use when a run is not given one; `None` here."""
+        return None
+
     @overload
     async def run(
         self,
@@ -633,6 +638,45 @@ class AbstractAgent(Generic[AgentDepsT, OutputDataT], ABC):
     async def __aexit__(self, *args: Any) -> bool | None:
         """Leave the agent's toolsets."""
         raise NotImplementedError
+
+    async def to_cli(
+        self,
+        deps: AgentDepsT = None,
+        prog_name: str = 'pydantic-ai',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+    ) -> None:
+        """Chat with the agent in the terminal (needs the `cli` extra); tools that need approval are asked inline.
+
+        Args:
+            deps: The dependencies of every run.
+            prog_name: The name shown in the prompt.
+            message_history: A conversation to continue.
+            model_settings: Model settings for every run.
+            usage_limits: Usage limits for every run.
+        """
+        from .._chat.cli import run_chat
+
+        await run_chat(
+            self,
+            deps=deps,
+            prog_name=prog_name,
+            message_history=message_history,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+        )
+
+    def to_cli_sync(
+        self,
+        deps: AgentDepsT = None,
+        prog_name: str = 'pydantic-ai',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+    ) -> None:
+        """Chat with the agent in the terminal, without an event loop in the caller; see `to_cli`."""
+        _utils.run_sync(self.to_cli(deps, prog_name, message_history, model_settings, usage_limits))
 
     def _infer_name(self, frame: FrameType | None) -> None:
         """Name the agent after the variable that holds it in the scope calling `frame`, if it has no name."""

@@ -64,6 +64,11 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
         return self.wrapped.event_stream_handler
 
     @property
+    def deferred_tool_handler(self) -> DeferredToolHandler[AgentDepsT] | None:
+        """The wrapped agent's deferred tool handler."""
+        return self.wrapped.deferred_tool_handler
+
+    @property
     def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
         """The wrapped agent's toolsets."""
         return self.wrapped.toolsets
