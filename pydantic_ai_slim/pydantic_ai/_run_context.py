@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from typing_extensions import TypeVar
@@ -31,7 +32,9 @@ def _no_messages() -> list[ModelMessage]:
     return []
 
 
+@cache
 def _no_op_tracer() -> Tracer:
+    # One shared no-op tracer: a run context is made per step and per tool call, and the tracer holds no state.
     # Imported on first use, so that `import pydantic_ai` does not load OpenTelemetry; it is optional.
     try:
         from opentelemetry.trace import NoOpTracer

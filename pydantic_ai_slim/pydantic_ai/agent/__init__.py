@@ -485,10 +485,9 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             instrumentation, self.name or 'agent', run_model.model_name, state, graph_deps.new_message_index
         )
         async with toolset:
-            graph_iter = graph.iter
             try:
                 with run_span as span:
-                    async with graph_iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
+                    async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
                         yield AgentRun(graph_run)
                         if span is not None and graph_run.result is not None:
                             span.set_output(graph_run.result.output.output)

@@ -272,7 +272,8 @@ class Model(ABC):
         return merged, _settle_output_mode(params, self.profile)
 
     def _check_builtin_tools(self, builtin_tools: Sequence[AbstractBuiltinTool]) -> None:
-        supported = self.profile.supported_builtin_tools & self.supported_builtin_tools()
+        # The profile is already narrowed to the builtin tools this model class can send.
+        supported = self.profile.supported_builtin_tools
         unsupported = [tool for tool in builtin_tools if not isinstance(tool, tuple(supported))]
         if unsupported:
             names = [type(tool).__name__ for tool in unsupported]
