@@ -12,7 +12,7 @@ import math
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 import anyio
@@ -877,8 +877,13 @@ AgentNode: TypeAlias = (
 """A node of the agent graph."""
 
 
+@lru_cache(maxsize=64)
 def build_agent_graph(name: str | None) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
-    """The graph of the agent loop."""
+    """The graph of the agent loop, named after the agent.
+
+    A graph holds no run's state, so one per name serves every run; building it reads the nodes' type hints,
+    which took a third of a short run.
+    """
     return Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]](
         nodes=(UserPromptNode[Any, Any], ModelRequestNode[Any, Any], CallToolsNode[Any, Any]),
         name=name or 'Agent',

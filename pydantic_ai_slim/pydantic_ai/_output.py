@@ -12,7 +12,7 @@ import inspect
 import re
 import types
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, is_dataclass, replace
+from dataclasses import dataclass, is_dataclass
 from functools import partial
 from typing import (
     TYPE_CHECKING,
@@ -36,7 +36,7 @@ from typing_extensions import TypedDict, TypeVar, is_typeddict
 
 from . import _function_schema, _utils
 from ._errors import ToolRetryError
-from ._run_context import AgentDepsT, RunContext
+from ._run_context import AgentDepsT, RunContext, evolve
 from .exceptions import ModelRetry, UserError
 from .messages import RetryPromptPart, ToolCallPart
 from .output import (
@@ -338,7 +338,7 @@ class OutputSchema(Generic[OutputDataT]):
         Raises:
             ToolRetryError: If the text is not valid output (or the output must come from a tool call).
         """
-        ctx = replace(ctx, partial_output=allow_partial)
+        ctx = evolve(ctx, partial_output=allow_partial)
         try:
             if self._text is not None:
                 return await self._text.process(text, ctx)
@@ -358,7 +358,7 @@ class OutputSchema(Generic[OutputDataT]):
         Raises:
             ToolRetryError: If the arguments are not valid, or the output function asked for a retry.
         """
-        ctx = replace(ctx, tool_name=call.tool_name, tool_call_id=call.tool_call_id, partial_output=allow_partial)
+        ctx = evolve(ctx, tool_name=call.tool_name, tool_call_id=call.tool_call_id, partial_output=allow_partial)
         try:
             tool = self._tools.get(call.tool_name)
             if tool is None:
@@ -456,7 +456,7 @@ class OutputValidator(Generic[AgentDepsT, _OutputT]):
             ToolRetryError: If the validator raised `ModelRetry`.
         """
         if tool_call is not None:
-            ctx = replace(ctx, tool_name=tool_call.tool_name, tool_call_id=tool_call.tool_call_id)
+            ctx = evolve(ctx, tool_name=tool_call.tool_name, tool_call_id=tool_call.tool_call_id)
         args = (ctx, output) if self._takes_ctx else (output,)
         try:
             if self._is_async:

@@ -270,7 +270,8 @@ def any_sequential(deps: GraphAgentDeps[Any, Any], calls: Sequence[ToolCallPart]
 
 async def run_concurrently(jobs: Sequence[Callable[[], Awaitable[None]]], *, sequential: bool) -> None:
     """Run the jobs concurrently, or one after another if `sequential`; the first error is raised as itself."""
-    if sequential:
+    if sequential or len(jobs) == 1:
+        # One job has nothing to run alongside: it runs in this task, sparing a task and a trip round the loop.
         for job in jobs:
             await job()
         return

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias
 
 from pydantic import ValidationError
 
 from ._errors import ToolRetryError
-from ._run_context import AgentDepsT, RunContext
+from ._run_context import AgentDepsT, RunContext, evolve
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import RetryPromptPart, ToolCallPart
 from .tools import DeferredToolResults, ToolDefinition
@@ -62,7 +62,7 @@ class ToolManager(Generic[AgentDepsT]):
             if self.ctx.run_step == ctx.run_step:
                 return self
             retries = {name: self.ctx.retries.get(name, 0) + 1 for name in self.failed_tools}
-            ctx = replace(ctx, retries=retries)
+            ctx = evolve(ctx, retries=retries)
         tools = await self.toolset.get_tools(ctx)
         return ToolManager(self.toolset, ctx, tools, default_max_retries=self.default_max_retries)
 
@@ -133,7 +133,7 @@ class ToolManager(Generic[AgentDepsT]):
         `ctx.tool_call_approved`, `ctx.tool_call_metadata`, `ctx.tool_call_context` and `ctx.deferred_tool_results`.
         """
         tool = self.tools[call.tool_name]
-        ctx = replace(
+        ctx = evolve(
             self._call_ctx(call, tool),
             tool_call_approved=approved,
             tool_call_metadata=metadata,
@@ -175,7 +175,7 @@ class ToolManager(Generic[AgentDepsT]):
 
     def _call_ctx(self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT]) -> RunContext[AgentDepsT]:
         assert self.ctx is not None, 'the tool manager must be prepared with `for_run_step` first'
-        return replace(
+        return evolve(
             self.ctx,
             tool_name=call.tool_name,
             tool_call_id=call.tool_call_id,

@@ -14,7 +14,7 @@ from dataclasses import MISSING, fields, is_dataclass
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
 
-import anyio.to_thread
+from ._worker_threads import run_in_worker
 
 __all__ = ()
 
@@ -62,7 +62,7 @@ def is_async_callable(obj: Any) -> bool:
 
 async def run_in_executor(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run a sync function in a worker thread so it does not block the event loop."""
-    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
+    return await run_in_worker(functools.partial(func, *args, **kwargs))
 
 
 async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:

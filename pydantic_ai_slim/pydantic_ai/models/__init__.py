@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, S
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, overload
 
 import httpx
@@ -305,9 +305,12 @@ class Model(ABC):
         """The provider's name, e.g. `'openai'`."""
         raise NotImplementedError
 
-    @property
+    @cached_property
     def profile(self) -> ModelProfile:
-        """What the model supports: the profile given (or made from the model name), else the model's default."""
+        """What the model supports: the profile given (or made from the model name), else the model's default.
+
+        Worked out on first use and kept, as upstream does.
+        """
         spec = self._profile
         profile = spec(self.model_name) if callable(spec) else spec
         if profile is None:
@@ -366,9 +369,19 @@ def _settle_output_mode(params: ModelRequestParameters, profile: ModelProfile) -
 
 
 def _conversation_instructions(messages: Sequence[ModelMessage]) -> str | None:
-    requests = [message for message in messages if isinstance(message, ModelRequest)]
-    if not requests:
+    # Only the last two requests matter: found from the end, so the cost does not grow with the history.
+    requests = (message for message in reversed(messages) if isinstance(message, ModelRequest))
+    last = next(requests, None)
+    if last is None:
         return None
+    if last.instructions is not None:
+        return last.instructions
+    # A request that only carries tool results continues the previous request's turn, so its instructions
+    # still apply.
+    if all(isinstance(part, ToolReturnPart | RetryPromptPart) for part in last.parts):
+        previous = next(requests, None)
+        return previous.instructions if previous is not None else None
+    return None
     last = requests[-1]
     if last.instructions is not None:
         return last.instructions

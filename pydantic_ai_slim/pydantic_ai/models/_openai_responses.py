@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import httpx
@@ -179,7 +180,7 @@ class OpenAIResponsesModel(Model):
         """The provider's base URL."""
         return self._provider.base_url
 
-    @property
+    @cached_property
     def _openai_profile(self) -> OpenAIModelProfile:
         return OpenAIModelProfile.from_profile(self.profile)
 

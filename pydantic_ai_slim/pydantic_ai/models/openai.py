@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 import httpx
@@ -227,7 +228,7 @@ class OpenAIChatModel(Model):
         )
         return self._openai_profile.openai_system_prompt_role
 
-    @property
+    @cached_property
     def _openai_profile(self) -> OpenAIModelProfile:
         return OpenAIModelProfile.from_profile(self.profile)
 

@@ -79,7 +79,11 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
         Raises:
             UserError: If two members offer tools with the same name.
         """
-        members_tools = await asyncio.gather(*(toolset.get_tools(ctx) for toolset in self.toolsets))
+        if len(self.toolsets) == 1:
+            # The usual case (an agent's own tools): no task to gather, no trip round the event loop.
+            members_tools = [await self.toolsets[0].get_tools(ctx)]
+        else:
+            members_tools = await asyncio.gather(*(toolset.get_tools(ctx) for toolset in self.toolsets))
         all_tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for toolset, tools in zip(self.toolsets, members_tools, strict=True):
             for name, tool in tools.items():

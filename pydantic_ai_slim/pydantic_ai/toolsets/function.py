@@ -9,7 +9,7 @@ from typing import Any, overload
 import anyio
 from pydantic.json_schema import GenerateJsonSchema
 
-from .._run_context import AgentDepsT, RunContext
+from .._run_context import AgentDepsT, RunContext, evolve
 from ..exceptions import ModelRetry, UserError
 from ..tools import (
     DocstringFormat,
@@ -201,7 +201,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for original_name, tool in self.tools.items():
             max_retries = tool.max_retries if tool.max_retries is not None else self.max_retries
-            tool_ctx = replace(
+            tool_ctx = evolve(
                 ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0), max_retries=max_retries
             )
             tool_def = await tool.prepare_tool_def(tool_ctx)

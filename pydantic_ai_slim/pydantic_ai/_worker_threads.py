@@ -1,0 +1,183 @@
+"""The worker threads that sync functions (tools, model functions, handlers) run in, off the event loop.
+
+A sync tool costs one hop to a worker thread and one back per call, which in a loop of short steps is most of
+the step. `anyio.to_thread.run_sync` spends an extra trip round the event loop (a checkpoint) and a capacity
+limiter on top of the two thread switches; this pool does only the switches. It keeps what callers can see of
+anyio's workers: the call runs in a copy of the caller's context, `anyio.from_thread.run(...)` works inside it,
+at most `MAX_WORKERS` calls run at once (anyio's default limit), and an anyio cancellation waits for the call
+to return (a thread can't be interrupted), then lands at the caller's next checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+from queue import Empty, SimpleQueue
+from typing import Any, TypeVar
+
+import anyio
+import anyio.lowlevel
+
+try:
+    # Where anyio keeps the token that `anyio.from_thread` finds the event loop by; set in our workers too, so
+    # a sync tool can call back into the loop as it can in anyio's own workers.
+    from anyio._core._eventloop import threadlocals as _anyio_threadlocals
+except ImportError:  # pragma: no cover - a future anyio may move it; `from_thread` then needs a token
+    _anyio_threadlocals = threading.local()
+
+__all__ = ('MAX_WORKERS', 'run_in_worker')
+
+R = TypeVar('R')
+
+MAX_WORKERS = 40
+"""How many calls run at once; more wait their turn (as with anyio's default thread limiter)."""
+
+IDLE_SECONDS = 10.0
+"""How long a worker waits for a call before its thread ends."""
+
+_Job = tuple[asyncio.AbstractEventLoop, 'asyncio.Future[Any]', contextvars.Context, Callable[[], Any], Any]
+"""A call for a worker: the caller's loop and future, the context to run in, the function, anyio's loop token."""
+
+
+class _Pool:
+    """Worker threads taking calls from one queue; a thread is started when a call finds none idle.
+
+    `running` counts the calls holding one of the `MAX_WORKERS` slots; calls beyond wait in `waiting`, each as a
+    future on its own event loop. Both are shared by every event loop of the process, so they change under
+    `lock` only.
+    """
+
+    def __init__(self) -> None:
+        self.jobs: SimpleQueue[_Job] = SimpleQueue()
+        self.lock = threading.Lock()
+        self.idle = 0
+        self.running = 0
+        self.waiting: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+
+    def slot(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None] | None:
+        """Take a slot, or return the future to await for one."""
+        with self.lock:
+            if self.running < MAX_WORKERS:
+                self.running += 1
+                return None
+            ready = loop.create_future()
+            self.waiting.append((loop, ready))
+            return ready
+
+    def release(self) -> None:
+        """Give a slot back, or hand it to the first waiting call whose loop still runs."""
+        while True:
+            with self.lock:
+                if not self.waiting:
+                    self.running -= 1
+                    return
+                loop, ready = self.waiting.popleft()
+            try:
+                loop.call_soon_threadsafe(self._hand_over, ready)
+            except RuntimeError:  # pragma: no cover - that caller's loop was closed while it waited
+                continue
+            return
+
+    def _hand_over(self, ready: asyncio.Future[None]) -> None:
+        if ready.done():
+            # That call was cancelled while it waited: the slot goes on.
+            self.release()
+        else:
+            ready.set_result(None)
+
+    def submit(self, job: _Job) -> None:
+        with self.lock:
+            start_thread = self.idle == 0
+            if not start_thread:
+                self.idle -= 1
+        self.jobs.put(job)
+        if start_thread:
+            threading.Thread(target=self._work, name='pydantic-ai-worker', daemon=True).start()
+
+    def _work(self) -> None:
+        jobs = self.jobs
+        # `anyio.from_thread.check_cancelled()` finds no cancel scope to check here (the call can't be cancelled).
+        _anyio_threadlocals.current_cancel_scope = None
+        while True:
+            try:
+                loop, future, context, func, token = jobs.get(timeout=IDLE_SECONDS)
+            except Empty:
+                with self.lock:
+                    if self.idle == 0:
+                        # A call was handed to this thread just as it timed out: take it.
+                        continue
+                    self.idle -= 1
+                return
+            _anyio_threadlocals.current_token = token
+            try:
+                outcome: tuple[Any, BaseException | None] = (context.run(func), None)
+            except BaseException as e:
+                outcome = (None, e)
+            del _anyio_threadlocals.current_token, context, func, token
+            with self.lock:
+                self.idle += 1
+            self.release()
+            try:
+                loop.call_soon_threadsafe(_settle, future, *outcome)
+            except RuntimeError:  # pragma: no cover - the loop was closed while the call ran; nobody waits
+                pass
+            del loop, future, outcome
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+_pool = _Pool()
+_tokens: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+
+def _reset_after_fork() -> None:  # pragma: no cover - runs in forked children, which coverage does not follow
+    # The threads are gone in a forked child, and with them the slots they held.
+    global _pool
+    _pool = _Pool()
+    _tokens.clear()
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def _token(loop: asyncio.AbstractEventLoop) -> Any:
+    token = _tokens.get(loop)
+    if token is None:
+        token = _tokens[loop] = anyio.lowlevel.current_token()
+    return token
+
+
+async def run_in_worker(func: Callable[[], R]) -> R:
+    """Call `func` in a worker thread, in a copy of the current context, and return what it returns.
+
+    An anyio cancellation (a cancel scope) waits for the call to return and then reaches the caller at its next
+    checkpoint; a native `task.cancel()` stops waiting at once and lets the call finish unseen, as anyio does.
+    """
+    loop = asyncio.get_running_loop()
+    pool = _pool
+    ready = pool.slot(loop)
+    if ready is not None:
+        try:
+            await ready
+        except asyncio.CancelledError:
+            if ready.done() and not ready.cancelled():
+                # The slot was handed over just as the wait was cancelled: give it back.
+                pool.release()
+            raise
+    future: asyncio.Future[R] = loop.create_future()
+    pool.submit((loop, future, contextvars.copy_context(), func, _token(loop)))
+    with anyio.CancelScope(shield=True):
+        await future
+    return future.result()

@@ -1,0 +1,213 @@
+"""Sync tools run in the package's own worker threads: what a tool can see of them, and their limits."""
+
+# pyright: reportUnusedFunction=false
+
+from __future__ import annotations
+
+import contextvars
+import multiprocessing
+import threading
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import pytest
+from pydantic_ai import Agent, RunContext
+from pydantic_ai._worker_threads import MAX_WORKERS
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+pytestmark = pytest.mark.anyio
+
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar('request_id', default='unset')
+
+
+def calls_then_done(count: int, tool: str = 'work') -> FunctionModel:
+    """A model that calls `tool` `count` times in its first response, then answers 'done'."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart(tool, {'i': i}, f'call_{i}') for i in range(count)])
+        return ModelResponse(parts=[TextPart('done')])
+
+    return FunctionModel(respond)
+
+
+def tool_returns(messages: list[ModelMessage]) -> list[Any]:
+    return [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    ]
+
+
+def worker_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == 'pydantic-ai-worker'}
+
+
+async def test_a_sync_tool_can_call_back_into_the_event_loop():
+    agent = Agent(calls_then_done(1, 'lookup'))
+    seen: list[Any] = []
+
+    async def on_the_loop() -> str:
+        return request_id.get()
+
+    @agent.tool_plain
+    def lookup(i: int) -> str:
+        anyio.from_thread.check_cancelled()
+        seen.append(threading.current_thread() is threading.main_thread())
+        return anyio.from_thread.run(on_the_loop)
+
+    request_id.set('req-7')
+    result = await agent.run('go')
+    assert result.output == 'done'
+    assert seen == [False]
+    assert tool_returns(result.all_messages()) == ['req-7']
+
+
+async def test_a_sync_tool_sees_the_callers_context_and_its_changes_stay_in_the_call():
+    agent = Agent(calls_then_done(2, 'read'))
+    seen: list[str] = []
+
+    @agent.tool
+    def read(ctx: RunContext[None], i: int) -> str:
+        seen.append(request_id.get())
+        request_id.set(f'changed by {ctx.tool_call_id}')
+        return 'ok'
+
+    request_id.set('outer')
+    await agent.run('go')
+    assert seen == ['outer', 'outer']
+    assert request_id.get() == 'outer'
+
+
+async def test_at_most_max_workers_sync_calls_run_at_once():
+    count = MAX_WORKERS + 5
+    agent = Agent(calls_then_done(count))
+    # The first MAX_WORKERS calls can only pass the barrier if all of them run at the same time.
+    barrier = threading.Barrier(MAX_WORKERS, timeout=10)
+    lock = threading.Lock()
+    running = peak = 0
+    order: list[int] = []
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+            order.append(i)
+        if i < MAX_WORKERS:
+            barrier.wait()
+        with lock:
+            running -= 1
+        return i
+
+    result = await agent.run('go')
+    assert result.output == 'done'
+    assert peak == MAX_WORKERS
+    # The calls beyond the limit waited their turn, and started only when a slot was given back.
+    assert sorted(order[MAX_WORKERS:]) == list(range(MAX_WORKERS, count))
+
+
+async def test_a_call_cancelled_while_it_waits_for_a_worker_never_starts_and_frees_its_turn():
+    agent = Agent(calls_then_done(MAX_WORKERS + 1))
+    release = threading.Event()
+    all_started = anyio.Event()
+    started: list[int] = []
+    lock = threading.Lock()
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        with lock:
+            started.append(i)
+            if len(started) == MAX_WORKERS:
+                anyio.from_thread.run_sync(all_started.set)
+        release.wait(10)
+        return i
+
+    async def release_when_all_started() -> None:
+        await all_started.wait()
+        # One more call is waiting for a worker; the cancellation reaches it while it waits, and the running
+        # ones when they return.
+        scope.cancel()
+        await anyio.sleep(0.05)
+        release.set()
+
+    scope = anyio.CancelScope()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(release_when_all_started)
+        with scope:
+            await agent.run('go')
+    assert scope.cancelled_caught
+    assert sorted(started) == list(range(MAX_WORKERS))
+
+    # Every turn was given back: MAX_WORKERS calls can run at once again.
+    barrier = threading.Barrier(MAX_WORKERS, timeout=10)
+    again = Agent(calls_then_done(MAX_WORKERS, 'work_again'))
+
+    @again.tool_plain
+    def work_again(i: int) -> int:
+        barrier.wait()
+        return i
+
+    result = await again.run('go')
+    assert result.output == 'done'
+
+
+async def test_idle_worker_threads_end(monkeypatch: pytest.MonkeyPatch):
+    from pydantic_ai import _worker_threads
+
+    monkeypatch.setattr(_worker_threads, 'IDLE_SECONDS', 0.05)
+    agent = Agent(calls_then_done(3))
+    gate = threading.Barrier(3, timeout=10)
+    used: set[threading.Thread] = set()
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        used.add(threading.current_thread())
+        gate.wait()
+        return i
+
+    await agent.run('go')
+    assert len(used) == 3
+    assert used <= worker_threads()
+    for thread in used:
+        await anyio.to_thread.run_sync(thread.join, 5)
+    assert not any(t.is_alive() for t in used)
+
+    # Later calls find or start threads as before.
+    assert (await agent.run('go')).output == 'done'
+
+
+def _run_in_child(conn: Any) -> None:
+    agent = Agent(calls_then_done(2))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        return i * 10
+
+    result = agent.run_sync('go')
+    conn.send([result.output, tool_returns(result.all_messages())])
+
+
+def test_a_forked_child_runs_sync_tools():
+    # The parent's workers don't exist in a forked child; the child starts its own.
+    agent = Agent(calls_then_done(4))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        return i
+
+    agent.run_sync('go')
+    context = multiprocessing.get_context('fork')
+    parent_end, child_end = context.Pipe()
+    child = context.Process(target=_run_in_child, args=(child_end,))
+    child.start()
+    assert parent_end.poll(20)
+    assert parent_end.recv() == ['done', [0, 10]]
+    child.join(10)
+    assert child.exitcode == 0
