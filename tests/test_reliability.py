@@ -197,10 +197,12 @@ def test_ctrl_c_while_the_handler_of_a_sync_run_method_waits_runs_no_tool(method
     assert threading.current_thread() is threading.main_thread(), 'SIGINT is handled on the main thread'
     started: list[str] = []
     release = threading.Event()
+    returned = threading.Event()
 
     def handler(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
         os.kill(os.getpid(), signal.SIGINT)
         release.wait(timeout=10)
+        returned.set()
         return DeferredToolResults(approvals={c.tool_call_id: True for c in requests.approvals})
 
     agent = guarded_agent(started, deferred_tool_handler=handler)
@@ -209,6 +211,9 @@ def test_ctrl_c_while_the_handler_of_a_sync_run_method_waits_runs_no_tool(method
             agent.run_sync('go')
         else:
             agent.run_stream_sync('go').get_output()
+    # The interrupt came at once, not when the handler's thread gave up waiting (the signal wakes the event loop
+    # even if it lands just as the loop goes to sleep).
+    assert not returned.is_set()
     release.set()
     assert Agent(two_step_model()).run_sync('go').output == 'done'
     assert started == []

@@ -7,9 +7,12 @@ import atexit
 import contextvars
 import functools
 import inspect
+import signal
+import socket
 import threading
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import MISSING, fields, is_dataclass
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeAlias, TypeGuard, TypeVar
@@ -113,4 +116,42 @@ def run_sync(coro: Coroutine[Any, Any, R]) -> R:
         atexit.register(runner.close)
     # Each call runs in a copy of the caller's current context, so `override()` and other context variables
     # set after the loop was made are seen.
-    return runner.run(coro, context=contextvars.copy_context())
+    with _signals_wake(runner.get_loop()):
+        return runner.run(coro, context=contextvars.copy_context())
+
+
+@contextmanager
+def _signals_wake(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Within the block, a signal (Ctrl-C) wakes `loop` from its wait, so that its Python handler runs at once.
+
+    `asyncio.Runner` cancels the run from a SIGINT handler, which Python runs on the main thread when it next
+    executes bytecode. A signal that lands just before the loop goes to sleep (e.g. one sent by a sync handler the
+    moment it starts in its worker thread) would otherwise wait until something else woke the loop. Nothing is
+    changed if a wakeup fd is set already (e.g. by `loop.add_signal_handler`), or off the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wake: socket.socket | None = getattr(_thread_loops, 'wake', None)
+    if wake is None:
+        read, wake = socket.socketpair()
+        read.setblocking(False)
+        wake.setblocking(False)
+        # The bytes only wake the loop; the handler that matters is the signal's own.
+        loop.add_reader(read, _drain, read)
+        _thread_loops.wake = wake
+    previous = signal.set_wakeup_fd(wake.fileno(), warn_on_full_buffer=False)
+    if previous != -1:
+        signal.set_wakeup_fd(previous)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(-1)
+
+
+def _drain(sock: socket.socket) -> None:
+    with suppress(OSError):
+        while sock.recv(4096):
+            pass

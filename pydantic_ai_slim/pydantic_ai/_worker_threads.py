@@ -14,7 +14,6 @@ import asyncio
 import contextvars
 import os
 import threading
-import weakref
 from collections import deque
 from collections.abc import Callable
 from queue import Empty, SimpleQueue
@@ -139,23 +138,26 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 
 
 _pool = _Pool()
-_tokens: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+# anyio's token for the loop that last handed out a call (a token refers to its loop, so one is kept, not many).
+_last_token: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
 
 def _reset_after_fork() -> None:  # pragma: no cover - runs in forked children, which coverage does not follow
     # The threads are gone in a forked child, and with them the slots they held.
     global _pool
     _pool = _Pool()
-    _tokens.clear()
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def _token(loop: asyncio.AbstractEventLoop) -> Any:
-    token = _tokens.get(loop)
-    if token is None:
-        token = _tokens[loop] = anyio.lowlevel.current_token()
+    global _last_token
+    last = _last_token
+    if last is not None and last[0] is loop:
+        return last[1]
+    token = anyio.lowlevel.current_token()
+    _last_token = (loop, token)
     return token
 
 
