@@ -211,3 +211,15 @@ def test_a_forked_child_runs_sync_tools():
     assert parent_end.recv() == ['done', [0, 10]]
     child.join(10)
     assert child.exitcode == 0
+
+
+async def test_stop_iteration_from_a_sync_tool_is_an_error_not_a_hang():
+    agent = Agent(calls_then_done(1, 'exhausted'))
+
+    @agent.tool_plain
+    def exhausted(i: int) -> int:
+        return next(iter([]))
+
+    with pytest.raises(RuntimeError, match='coroutine raised StopIteration') as exc_info:
+        await agent.run('go')
+    assert isinstance(exc_info.value.__cause__, StopIteration)

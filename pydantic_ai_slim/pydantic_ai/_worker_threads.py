@@ -113,24 +113,34 @@ class _Pool:
                     self.idle -= 1
                 return
             _anyio_threadlocals.current_token = token
+            result: Any = None
+            error: BaseException | None = None
             try:
-                outcome: tuple[Any, BaseException | None] = (context.run(func), None)
+                # A call whose caller stopped waiting before it started (a native cancellation) is not made.
+                if not future.cancelled():
+                    result = context.run(func)
             except BaseException as e:
-                outcome = (None, e)
+                error = e
             del _anyio_threadlocals.current_token, context, func, token
             with self.lock:
                 self.idle += 1
             self.release()
             try:
-                loop.call_soon_threadsafe(_settle, future, *outcome)
+                loop.call_soon_threadsafe(_settle, future, result, error)
             except RuntimeError:  # pragma: no cover - the loop was closed while the call ran; nobody waits
                 pass
-            del loop, future, outcome
+            # Drop the references now, not when the next call arrives.
+            del loop, future, result, error
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
     if future.cancelled():
         return
+    if isinstance(error, StopIteration):
+        # A future can't hold `StopIteration`; wrapped as anyio's workers wrap it (upstream's error, word for word).
+        wrapped = RuntimeError('coroutine raised StopIteration')
+        wrapped.__cause__ = error
+        error = wrapped
     if error is not None:
         future.set_exception(error)
     else:
