@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from . import compare, deferred, handler, mcp, reliability, streaming
+from . import compare, deferred, handler, mcp, otel_off, reliability, streaming
 
 STEP_COUNTS = (20, 200, 2000)
 TOTAL_STEPS_PER_SAMPLE = 2000
@@ -76,6 +76,7 @@ def main() -> None:
         print(f'  {steps:>5} steps: {us:8.1f} us/step')
     ratio = numbers[STEP_COUNTS[-1]] / numbers[STEP_COUNTS[0]]
     print(f'  ratio {STEP_COUNTS[-1]} / {STEP_COUNTS[0]} steps: {ratio:.2f}x (target <= 1.5x)')
+    otel_off.main()
     with_pkg, bare = cold_import_ms()
     print(f'cold `import pydantic_ai`: {with_pkg:.0f} ms (interpreter start alone: {bare:.0f} ms)')
     print(f'streaming, 2,000 text deltas through run_stream: {streaming.stream_per_delta_us():.1f} us/delta')
