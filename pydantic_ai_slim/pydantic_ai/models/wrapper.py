@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..messages import ModelMessage, ModelResponse
@@ -83,9 +84,9 @@ class WrapperModel(Model):
         """The wrapped model's provider name."""
         return self.wrapped.system
 
-    @property
+    @cached_property
     def profile(self) -> ModelProfile:
-        """The wrapped model's profile."""
+        """The wrapped model's profile, kept after first use as upstream does."""
         return self.wrapped.profile
 
     @property
