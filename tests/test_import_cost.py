@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import pydantic
 import pytest
 from inline_snapshot import snapshot
 from pydantic_ai._graph_import import import_deferring
+from pydantic_ai.messages import _validated_dataclass
 
 # Modules that `from pydantic_ai import Agent` and a run with the test model must not import: each is a
 # noticeable part of a cold start and is needed only by optional features.
@@ -20,6 +23,10 @@ HEAVY_MODULES = (
     'griffe',
     'genai_prices',
     'pydantic_ai.models.instrumented',
+    'pydantic_ai._otel_messages',
+    'xml.etree.ElementTree',
+    # pydantic scans the installed packages for plugins when it builds its first schema.
+    'importlib.metadata',
 )
 
 
@@ -121,3 +128,29 @@ def test_deferred_module_loaded_inside_the_import(modules: Path):
     import_deferring('eager_user', 'costly')
     assert sys.modules['eager_user'].VALUE == 42
     assert type(sys.modules['costly']).__name__ == 'module'
+
+
+def test_deferred_pydantic_dataclass_has_its_declared_signature():
+    @_validated_dataclass(pydantic.ConfigDict())
+    class Point:
+        x: int
+
+        def __init__(self, x: int, *, label: str = '') -> None: ...
+
+    bare = Point.__new__(Point)
+    with pytest.raises(AttributeError, match="'__signature__' attribute of 'Point' is class-only"):
+        getattr(bare, '__signature__')  # noqa: B009 -- the attribute is not declared on the class
+    assert vars(Point)['__pydantic_complete__'] is False
+    assert str(inspect.signature(Point)) == snapshot("(x: 'int', *, label: 'str' = '') -> None")
+    assert vars(Point)['__pydantic_complete__'] is True
+
+
+def test_deferred_pydantic_dataclass_validates_on_first_construction():
+    @_validated_dataclass(pydantic.ConfigDict())
+    class Point:
+        x: int
+
+        def __init__(self, x: int) -> None: ...
+
+    assert Point(x='3').x == 3  # pyright: ignore[reportArgumentType] -- validated and converted
+    assert str(inspect.signature(Point)) == snapshot("(x: 'int') -> None")

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
 import mimetypes
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, cast, overload
 from urllib.parse import urlparse
@@ -27,7 +29,7 @@ import pydantic_core
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from typing_extensions import TypeAliasType, dataclass_transform, deprecated
 
-from . import _otel_messages, _utils
+from . import _utils
 from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
     from opentelemetry._logs import LogRecord
 
+    from ._otel_messages import MessagePart
     from .models.instrumented import InstrumentationSettings
 
 __all__ = (
@@ -173,23 +176,31 @@ _VIDEO_FORMATS: dict[str, VideoFormat] = {
 }
 _ALL_FORMATS: dict[str, str] = {**_AUDIO_FORMATS, **_IMAGE_FORMATS, **_DOCUMENT_FORMATS, **_VIDEO_FORMATS}
 
-# A private media type database: the system's tables plus a few types that models accept but the
-# standard tables lack or name differently (e.g. `audio/wav` rather than `audio/x-wav`).
-_mime_types = mimetypes.MimeTypes()
-for _path in mimetypes.knownfiles:
-    if os.path.isfile(_path):
-        _mime_types.read(_path)
-for _media_type, _extension in (
-    ('text/x-asciidoc', '.asciidoc'),
-    ('text/markdown', '.mdx'),
-    ('video/3gpp', '.three_gp'),
-    ('application/toml', '.toml'),
-    ('application/yaml', '.yaml'),
-    ('application/yaml', '.yml'),
-    ('audio/wav', '.wav'),
-    ('audio/aiff', '.aiff'),
-):
-    _mime_types.add_type(_media_type, _extension)
+
+@cache
+def _mime_types() -> mimetypes.MimeTypes:
+    """A private media type database: the system's tables plus a few types that models accept.
+
+    The standard tables lack some of those or name them differently (e.g. `audio/wav` rather than `audio/x-wav`).
+    Built on first use: reading the system's tables is a noticeable part of a cold import.
+    """
+    types = mimetypes.MimeTypes()
+    for path in mimetypes.knownfiles:
+        if os.path.isfile(path):
+            types.read(path)
+    for media_type, extension in (
+        ('text/x-asciidoc', '.asciidoc'),
+        ('text/markdown', '.mdx'),
+        ('video/3gpp', '.three_gp'),
+        ('application/toml', '.toml'),
+        ('application/yaml', '.yaml'),
+        ('application/yaml', '.yml'),
+        ('audio/wav', '.wav'),
+        ('audio/aiff', '.aiff'),
+    ):
+        types.add_type(media_type, extension)
+    return types
+
 
 _YOUTUBE_HOSTS = frozenset({'www.youtube.com', 'youtube.com', 'youtu.be'})
 
@@ -199,7 +210,7 @@ def _short_hash(data: bytes) -> str:
 
 
 def _guess_media_type(url: str, what: str) -> str:
-    media_type, _ = _mime_types.guess_type(url)
+    media_type, _ = _mime_types().guess_type(url)
     if media_type is None:
         raise ValueError(
             f'Could not infer media type from {what} URL: {url}. Explicitly provide a `media_type` instead.'
@@ -210,11 +221,43 @@ def _guess_media_type(url: str, what: str) -> str:
 _T = TypeVar('_T')
 
 
+class _BuildingSignature:
+    """A class's `__signature__` until pydantic has built the class: asking for it builds the class.
+
+    With a deferred build pydantic sets `__signature__` only when it builds the class, from the `__init__` it finds
+    then, which is its own validating one; `_validated_dataclass` points that one at the declared `__init__`
+    (through `__wrapped__`, which signatures follow) so that the built signature is the same as an eager build's.
+    """
+
+    def __init__(self, cls: type[Any]) -> None:
+        self._cls = cls
+
+    def __get__(self, instance: object, owner: type[Any]) -> inspect.Signature:
+        if instance is not None:
+            raise AttributeError(f"'__signature__' attribute of {owner.__name__!r} is class-only")
+        pydantic.dataclasses.rebuild_dataclass(self._cls)
+        return self._cls.__signature__
+
+
 @dataclass_transform(field_specifiers=(field,))
 def _validated_dataclass(config: pydantic.ConfigDict) -> Callable[[type[_T]], type[_T]]:
-    """A pydantic dataclass decorator (arguments are validated on construction) that keeps the class's type."""
-    # pydantic's own decorator is typed as returning `type[PydanticDataclass]`, which would hide the class.
-    return pydantic_dataclass(repr=False, config=config)  # pyright: ignore[reportReturnType] -- see above
+    """A pydantic dataclass decorator (arguments are validated on construction) that keeps the class's type.
+
+    The class must declare its `__init__` (for its signature). Its validator is built on first use, not at import:
+    most programs never construct most of these classes, and the first build of any schema costs a scan of the
+    installed packages for pydantic plugins.
+    """
+    deferred: pydantic.ConfigDict = {**config, 'defer_build': True}
+
+    def decorate(cls: type[_T]) -> type[_T]:
+        declared_init = cls.__dict__['__init__']
+        built = pydantic_dataclass(repr=False, config=deferred)(cls)
+        # pydantic's own decorator is typed as returning `type[PydanticDataclass]`, which would hide the class.
+        built.__init__.__wrapped__ = declared_init  # pyright: ignore[reportFunctionMemberAccess] -- a plain function
+        built.__signature__ = _BuildingSignature(built)  # pyright: ignore[reportAttributeAccessIssue] -- see above
+        return cast(type[_T], built)
+
+    return decorate
 
 
 @_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
@@ -460,7 +503,7 @@ class BinaryContent:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f'File not found: {path}')
-        media_type, _ = _mime_types.guess_type(path)
+        media_type, _ = _mime_types().guess_type(path)
         return cls.narrow_type(cls(data=path.read_bytes(), media_type=media_type or 'application/octet-stream'))
 
     @pydantic.computed_field
@@ -588,10 +631,14 @@ class SystemPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -611,10 +658,14 @@ class UserPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -655,10 +706,14 @@ class BaseToolReturnPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -739,10 +794,14 @@ class RetryPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -1053,10 +1112,14 @@ class ModelResponse:
 
     def otel_events(self, settings: InstrumentationSettings) -> list[LogRecord]:
         """The response as GenAI events (an assistant message), for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.response_events(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The response as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.response_message_parts(self, settings)
 
 
