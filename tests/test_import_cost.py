@@ -25,6 +25,7 @@ HEAVY_MODULES = (
     'pydantic_ai.models.instrumented',
     'pydantic_ai._otel_messages',
     'xml.etree.ElementTree',
+    'anyio.streams.memory',
     # pydantic scans the installed packages for plugins when it builds its first schema.
     'importlib.metadata',
 )
