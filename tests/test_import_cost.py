@@ -13,7 +13,7 @@ import pydantic
 import pytest
 from inline_snapshot import snapshot
 from pydantic_ai._graph_import import import_deferring
-from pydantic_ai.messages import _validated_dataclass
+from pydantic_ai._validated_dataclass import validated_dataclass
 
 # Modules that `from pydantic_ai import Agent` and a run with the test model must not import: each is a
 # noticeable part of a cold start and is needed only by optional features.
@@ -132,7 +132,7 @@ def test_deferred_module_loaded_inside_the_import(modules: Path):
 
 
 def test_deferred_pydantic_dataclass_has_its_declared_signature():
-    @_validated_dataclass(pydantic.ConfigDict())
+    @validated_dataclass(pydantic.ConfigDict())
     class Point:
         x: int
 
@@ -147,7 +147,7 @@ def test_deferred_pydantic_dataclass_has_its_declared_signature():
 
 
 def test_deferred_pydantic_dataclass_validates_on_first_construction():
-    @_validated_dataclass(pydantic.ConfigDict())
+    @validated_dataclass(pydantic.ConfigDict())
     class Point:
         x: int
 
@@ -155,3 +155,18 @@ def test_deferred_pydantic_dataclass_validates_on_first_construction():
 
     assert Point(x='3').x == 3  # pyright: ignore[reportArgumentType] -- validated and converted
     assert str(inspect.signature(Point)) == snapshot("(x: 'int') -> None")
+
+
+def test_deferred_pydantic_dataclass_is_built_once():
+    @validated_dataclass(pydantic.ConfigDict())
+    class Point:
+        x: int
+
+        def __init__(self, x: int) -> None: ...
+
+    unbuilt_init = Point.__init__
+    point = Point(x=1)
+    # A caller that looked `__init__` up before the build, as another thread can, gets the built one.
+    unbuilt_init(point, x=2)
+    assert point.x == 2
+    assert Point.__init__ is not unbuilt_init

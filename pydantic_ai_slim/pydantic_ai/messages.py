@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import inspect
 import mimetypes
 import os
 from abc import ABC, abstractmethod
@@ -26,10 +25,10 @@ from urllib.parse import urlparse
 
 import pydantic
 import pydantic_core
-from pydantic.dataclasses import dataclass as pydantic_dataclass
-from typing_extensions import TypeAliasType, dataclass_transform, deprecated
+from typing_extensions import TypeAliasType, deprecated
 
 from . import _utils
+from ._validated_dataclass import validated_dataclass
 from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
@@ -218,49 +217,7 @@ def _guess_media_type(url: str, what: str) -> str:
     return media_type
 
 
-_T = TypeVar('_T')
-
-
-class _BuildingSignature:
-    """A class's `__signature__` until pydantic has built the class: asking for it builds the class.
-
-    With a deferred build pydantic sets `__signature__` only when it builds the class, from the `__init__` it finds
-    then, which is its own validating one; `_validated_dataclass` points that one at the declared `__init__`
-    (through `__wrapped__`, which signatures follow) so that the built signature is the same as an eager build's.
-    """
-
-    def __init__(self, cls: type[Any]) -> None:
-        self._cls = cls
-
-    def __get__(self, instance: object, owner: type[Any]) -> inspect.Signature:
-        if instance is not None:
-            raise AttributeError(f"'__signature__' attribute of {owner.__name__!r} is class-only")
-        pydantic.dataclasses.rebuild_dataclass(self._cls)
-        return self._cls.__signature__
-
-
-@dataclass_transform(field_specifiers=(field,))
-def _validated_dataclass(config: pydantic.ConfigDict) -> Callable[[type[_T]], type[_T]]:
-    """A pydantic dataclass decorator (arguments are validated on construction) that keeps the class's type.
-
-    The class must declare its `__init__` (for its signature). Its validator is built on first use, not at import:
-    most programs never construct most of these classes, and the first build of any schema costs a scan of the
-    installed packages for pydantic plugins.
-    """
-    deferred: pydantic.ConfigDict = {**config, 'defer_build': True}
-
-    def decorate(cls: type[_T]) -> type[_T]:
-        declared_init = cls.__dict__['__init__']
-        built = pydantic_dataclass(repr=False, config=deferred)(cls)
-        # pydantic's own decorator is typed as returning `type[PydanticDataclass]`, which would hide the class.
-        built.__init__.__wrapped__ = declared_init  # pyright: ignore[reportFunctionMemberAccess] -- a plain function
-        built.__signature__ = _BuildingSignature(built)  # pyright: ignore[reportAttributeAccessIssue] -- see above
-        return cast(type[_T], built)
-
-    return decorate
-
-
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class FileUrl(ABC):
     """Base class of content referenced by URL: images, audio, video and documents."""
 
@@ -315,7 +272,7 @@ class FileUrl(ABC):
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class ImageUrl(FileUrl):
     """An image referenced by URL."""
 
@@ -345,7 +302,7 @@ class ImageUrl(FileUrl):
         return _IMAGE_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class AudioUrl(FileUrl):
     """Audio referenced by URL."""
 
@@ -375,7 +332,7 @@ class AudioUrl(FileUrl):
         return _AUDIO_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class VideoUrl(FileUrl):
     """A video referenced by URL, including YouTube links."""
 
@@ -413,7 +370,7 @@ class VideoUrl(FileUrl):
         return _VIDEO_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class DocumentUrl(FileUrl):
     """A document referenced by URL, e.g. a PDF."""
 
@@ -449,7 +406,7 @@ class DocumentUrl(FileUrl):
 _BYTES_CONFIG = pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64')
 
 
-@_validated_dataclass(_BYTES_CONFIG)
+@validated_dataclass(_BYTES_CONFIG)
 class BinaryContent:
     """Content given as bytes, e.g. an image read from disk; serialized to JSON as base64."""
 
@@ -553,7 +510,7 @@ class BinaryContent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-@_validated_dataclass(_BYTES_CONFIG)
+@validated_dataclass(_BYTES_CONFIG)
 class BinaryImage(BinaryContent):
     """Image content given as bytes; the media type must be an `image/` type."""
 
