@@ -45,6 +45,7 @@ MEASURES = [
     Measure('peak RSS of a 2,000-step run (MB)', ('rss', '2000'), 'peak_rss_mb', 'ours/upstream <= 0.8'),
     Measure('streamed text, per delta (µs)', ('stream', '2000'), 'us_per_delta', 'ours/upstream <= 0.3'),
     Measure('20 approved 50 ms calls (s)', ('approved', '20'), 'seconds', 'ours <= 1.1 x 0.05 s'),
+    Measure('cold `from pydantic_ai import Agent` (ms)', ('import', 'Agent'), 'ms', 'ours/upstream <= 0.4'),
 ]
 
 
@@ -64,11 +65,22 @@ def version_of(python: str) -> str:
     return subprocess.run([python, '-c', code], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def _import_ms(python: str, samples: int = 5) -> float:
+def compile_bytecode(python: str) -> None:
+    """Write the `.pyc` files of the `pydantic_ai` that `python` imports, as any non-editable install has.
+
+    Ours is an editable install: with `PYTHONDONTWRITEBYTECODE` set, every cold import would compile the package
+    from source, which upstream's wheel install never does.
+    """
+    code = 'import importlib.util; print(*importlib.util.find_spec("pydantic_ai").submodule_search_locations)'
+    package = subprocess.run([python, '-c', code], check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run([python, '-m', 'compileall', '-q', package], check=True)
+
+
+def _import_ms(python: str, code: str, samples: int = 5) -> float:
     timings: list[float] = []
     for _ in range(samples):
         start = time.perf_counter()
-        subprocess.run([python, '-c', 'import pydantic_ai'], check=True)
+        subprocess.run([python, '-c', code], check=True)
         timings.append(time.perf_counter() - start)
     return statistics.median(timings) * 1e3
 
@@ -76,7 +88,9 @@ def _import_ms(python: str, samples: int = 5) -> float:
 def take(python: str, measure: Measure) -> float:
     """One sample of `measure` under `python`, in a fresh interpreter."""
     if measure.workload == ('import',):
-        return _import_ms(python)
+        return _import_ms(python, 'import pydantic_ai')
+    if measure.workload == ('import', 'Agent'):
+        return _import_ms(python, 'from pydantic_ai import Agent')
     # Run from a temporary directory so neither interpreter picks up the repository's sources from the cwd.
     with tempfile.TemporaryDirectory() as cwd:
         out = subprocess.run(
@@ -88,6 +102,7 @@ def take(python: str, measure: Measure) -> float:
 def main() -> None:
     """Print the side-by-side table."""
     ours, theirs = sys.executable, upstream_python()
+    compile_bytecode(ours)
     print(f'side by side: upstream pydantic-ai-slim {version_of(theirs)} vs ours {version_of(ours)}, ')
     print(f'{ROUNDS} interleaved rounds, medians')
     print('| measure | upstream | ours | ours / upstream | goal |\n|---|---|---|---|---|')

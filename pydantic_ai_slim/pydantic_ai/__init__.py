@@ -2,6 +2,8 @@
 
 from typing import TYPE_CHECKING, Any
 
+# First, so that `pydantic_graph` is imported with `httpx` deferred (see the module).
+from . import _graph_import  # noqa: F401  # pyright: ignore[reportUnusedImport] -- imported for its effect
 from .agent import Agent, CallToolsNode, EndStrategy, ModelRequestNode, UserPromptNode, capture_run_messages
 from .builtin_tools import (
     CodeExecutionTool,

@@ -16,7 +16,6 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from pydantic_graph import BaseNode, End, Graph, GraphRunContext
 from typing_extensions import TypeVar
 
@@ -62,6 +61,9 @@ from .tools import (
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
+    # Only annotations: the streams module is imported when a stream is made, not with this module.
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
     from .models.instrumented import InstrumentationSettings
     from .run import AgentRun
 

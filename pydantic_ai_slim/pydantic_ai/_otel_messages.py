@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 if TYPE_CHECKING:
     from opentelemetry._logs import LogRecord
@@ -21,7 +21,7 @@ __all__ = ('MessagePart', 'part_event', 'part_message_parts', 'response_events',
 MessagePart: TypeAlias = dict[str, Any]
 """One part of a GenAI semantic-conventions message: `{'type': 'text', 'content': ...}`, a tool call, and so on."""
 
-_any_adapter: TypeAdapter[Any] = TypeAdapter(Any)
+_any_adapter: TypeAdapter[Any] = TypeAdapter(Any, config=ConfigDict(defer_build=True))
 
 
 def _json_value(value: Any) -> Any:

@@ -13,7 +13,7 @@ import re
 import types
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, is_dataclass
-from functools import partial
+from functools import cache, partial
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -119,7 +119,10 @@ class UnionOutputModel:
     result: UnionOutputResult
 
 
-_UNION_ADAPTER = TypeAdapter(UnionOutputModel)
+@cache
+def _union_adapter() -> TypeAdapter[UnionOutputModel]:
+    # Built on first use, not at import: most agents have no union output.
+    return TypeAdapter(UnionOutputModel)
 
 
 @dataclass(kw_only=True)
@@ -196,9 +199,11 @@ class _JsonTextOutput:
         output = self.outputs.get('')
         if output is None:
             mode = _PARTIAL_MODE if allow_partial else False
-            choice = _UNION_ADAPTER.validate_json(
-                data, experimental_allow_partial=mode, context=ctx.validation_context
-            ).result
+            choice = (
+                _union_adapter()
+                .validate_json(data, experimental_allow_partial=mode, context=ctx.validation_context)
+                .result
+            )
             output = self.outputs.get(choice.kind)
             if output is None:
                 raise ModelRetry(f'Invalid kind: {choice.kind}')

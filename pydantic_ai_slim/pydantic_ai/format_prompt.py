@@ -6,10 +6,12 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from datetime import date, time, timedelta
 from enum import Enum
-from typing import Any, Literal
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from xml.etree import ElementTree
 
 __all__ = ('format_as_xml',)
 
@@ -46,6 +48,9 @@ def format_as_xml(
     Raises:
         TypeError: If the value holds something of another type.
     """
+    # Imported here, as in `_XmlBuilder.element`: most programs never format XML, and the import is not free.
+    from xml.etree import ElementTree
+
     builder = _XmlBuilder(item_tag, none_str, include_field_info)
     if root_tag is not None:
         elements = [builder.element(root_tag, obj)]
@@ -83,6 +88,8 @@ class _XmlBuilder:
 
     def element(self, tag: str, value: Any, attributes: dict[str, str] | None = None) -> ElementTree.Element:
         """The element `tag` holding `value`."""
+        from xml.etree import ElementTree
+
         element = ElementTree.Element(tag, attributes or {})
         text = self._text(value)
         if text is not None:

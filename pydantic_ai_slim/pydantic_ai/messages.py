@@ -18,16 +18,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, cast, overload
 from urllib.parse import urlparse
 
 import pydantic
 import pydantic_core
-from pydantic.dataclasses import dataclass as pydantic_dataclass
-from typing_extensions import TypeAliasType, dataclass_transform, deprecated
+from typing_extensions import TypeAliasType, deprecated
 
-from . import _otel_messages, _utils
+from . import _utils
+from ._validated_dataclass import validated_dataclass
 from .exceptions import UnexpectedModelBehavior
 from .usage import RequestUsage
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
     from opentelemetry._logs import LogRecord
 
+    from ._otel_messages import MessagePart
     from .models.instrumented import InstrumentationSettings
 
 __all__ = (
@@ -173,23 +175,31 @@ _VIDEO_FORMATS: dict[str, VideoFormat] = {
 }
 _ALL_FORMATS: dict[str, str] = {**_AUDIO_FORMATS, **_IMAGE_FORMATS, **_DOCUMENT_FORMATS, **_VIDEO_FORMATS}
 
-# A private media type database: the system's tables plus a few types that models accept but the
-# standard tables lack or name differently (e.g. `audio/wav` rather than `audio/x-wav`).
-_mime_types = mimetypes.MimeTypes()
-for _path in mimetypes.knownfiles:
-    if os.path.isfile(_path):
-        _mime_types.read(_path)
-for _media_type, _extension in (
-    ('text/x-asciidoc', '.asciidoc'),
-    ('text/markdown', '.mdx'),
-    ('video/3gpp', '.three_gp'),
-    ('application/toml', '.toml'),
-    ('application/yaml', '.yaml'),
-    ('application/yaml', '.yml'),
-    ('audio/wav', '.wav'),
-    ('audio/aiff', '.aiff'),
-):
-    _mime_types.add_type(_media_type, _extension)
+
+@cache
+def _mime_types() -> mimetypes.MimeTypes:
+    """A private media type database: the system's tables plus a few types that models accept.
+
+    The standard tables lack some of those or name them differently (e.g. `audio/wav` rather than `audio/x-wav`).
+    Built on first use: reading the system's tables is a noticeable part of a cold import.
+    """
+    types = mimetypes.MimeTypes()
+    for path in mimetypes.knownfiles:
+        if os.path.isfile(path):
+            types.read(path)
+    for media_type, extension in (
+        ('text/x-asciidoc', '.asciidoc'),
+        ('text/markdown', '.mdx'),
+        ('video/3gpp', '.three_gp'),
+        ('application/toml', '.toml'),
+        ('application/yaml', '.yaml'),
+        ('application/yaml', '.yml'),
+        ('audio/wav', '.wav'),
+        ('audio/aiff', '.aiff'),
+    ):
+        types.add_type(media_type, extension)
+    return types
+
 
 _YOUTUBE_HOSTS = frozenset({'www.youtube.com', 'youtube.com', 'youtu.be'})
 
@@ -199,7 +209,7 @@ def _short_hash(data: bytes) -> str:
 
 
 def _guess_media_type(url: str, what: str) -> str:
-    media_type, _ = _mime_types.guess_type(url)
+    media_type, _ = _mime_types().guess_type(url)
     if media_type is None:
         raise ValueError(
             f'Could not infer media type from {what} URL: {url}. Explicitly provide a `media_type` instead.'
@@ -207,17 +217,7 @@ def _guess_media_type(url: str, what: str) -> str:
     return media_type
 
 
-_T = TypeVar('_T')
-
-
-@dataclass_transform(field_specifiers=(field,))
-def _validated_dataclass(config: pydantic.ConfigDict) -> Callable[[type[_T]], type[_T]]:
-    """A pydantic dataclass decorator (arguments are validated on construction) that keeps the class's type."""
-    # pydantic's own decorator is typed as returning `type[PydanticDataclass]`, which would hide the class.
-    return pydantic_dataclass(repr=False, config=config)  # pyright: ignore[reportReturnType] -- see above
-
-
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class FileUrl(ABC):
     """Base class of content referenced by URL: images, audio, video and documents."""
 
@@ -272,7 +272,7 @@ class FileUrl(ABC):
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class ImageUrl(FileUrl):
     """An image referenced by URL."""
 
@@ -302,7 +302,7 @@ class ImageUrl(FileUrl):
         return _IMAGE_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class AudioUrl(FileUrl):
     """Audio referenced by URL."""
 
@@ -332,7 +332,7 @@ class AudioUrl(FileUrl):
         return _AUDIO_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class VideoUrl(FileUrl):
     """A video referenced by URL, including YouTube links."""
 
@@ -370,7 +370,7 @@ class VideoUrl(FileUrl):
         return _VIDEO_FORMATS[self.media_type]
 
 
-@_validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
+@validated_dataclass(pydantic.ConfigDict(validate_by_name=True))
 class DocumentUrl(FileUrl):
     """A document referenced by URL, e.g. a PDF."""
 
@@ -406,7 +406,7 @@ class DocumentUrl(FileUrl):
 _BYTES_CONFIG = pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64')
 
 
-@_validated_dataclass(_BYTES_CONFIG)
+@validated_dataclass(_BYTES_CONFIG)
 class BinaryContent:
     """Content given as bytes, e.g. an image read from disk; serialized to JSON as base64."""
 
@@ -460,7 +460,7 @@ class BinaryContent:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f'File not found: {path}')
-        media_type, _ = _mime_types.guess_type(path)
+        media_type, _ = _mime_types().guess_type(path)
         return cls.narrow_type(cls(data=path.read_bytes(), media_type=media_type or 'application/octet-stream'))
 
     @pydantic.computed_field
@@ -510,7 +510,7 @@ class BinaryContent:
     __repr__ = _utils.dataclasses_no_defaults_repr
 
 
-@_validated_dataclass(_BYTES_CONFIG)
+@validated_dataclass(_BYTES_CONFIG)
 class BinaryImage(BinaryContent):
     """Image content given as bytes; the media type must be an `image/` type."""
 
@@ -588,10 +588,14 @@ class SystemPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -611,10 +615,14 @@ class UserPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -655,10 +663,14 @@ class BaseToolReturnPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -739,10 +751,14 @@ class RetryPromptPart:
 
     def otel_event(self, settings: InstrumentationSettings) -> LogRecord:
         """The part as a GenAI event, for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.part_event(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The part as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.part_message_parts(self, settings)
 
 
@@ -1053,10 +1069,14 @@ class ModelResponse:
 
     def otel_events(self, settings: InstrumentationSettings) -> list[LogRecord]:
         """The response as GenAI events (an assistant message), for instrumentation version 1."""
+        from . import _otel_messages
+
         return _otel_messages.response_events(self, settings)
 
-    def otel_message_parts(self, settings: InstrumentationSettings) -> list[_otel_messages.MessagePart]:
+    def otel_message_parts(self, settings: InstrumentationSettings) -> list[MessagePart]:
         """The response as GenAI message parts, for instrumentation versions 2 and 3."""
+        from . import _otel_messages
+
         return _otel_messages.response_message_parts(self, settings)
 
 

@@ -14,7 +14,6 @@ from datetime import datetime
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, overload
 
-import httpx
 from typing_extensions import TypeAliasType, TypedDict
 
 from .. import _utils
@@ -45,6 +44,8 @@ from ..tools import ToolDefinition
 from ..usage import RequestUsage
 
 if TYPE_CHECKING:
+    import httpx
+
     from .._run_context import RunContext
     from ..output import OutputObjectDefinition
 
@@ -651,6 +652,9 @@ def cached_async_http_client(
         timeout: The read, write and pool timeout, in seconds.
         connect: The connect timeout, in seconds.
     """
+    # Imported here: `httpx` is a large import that a run with a local model never needs.
+    import httpx
+
     key = (provider, timeout, connect)
     client = _http_clients.get(key)
     if client is None or client.is_closed:

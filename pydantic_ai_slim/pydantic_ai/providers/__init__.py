@@ -6,7 +6,6 @@ model string (`'openai:gpt-4o'`). Provider modules import their SDK, so they are
 
 from __future__ import annotations
 
-import importlib.metadata
 from abc import ABC, abstractmethod
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -79,4 +78,7 @@ def infer_provider(provider: str) -> Provider[Any]:
 @cache
 def _user_agent() -> str:  # pyright: ignore[reportUnusedFunction] (used by the model modules)
     """The `User-Agent` header model clients send: this package's name and version, as upstream's clients do."""
+    # Imported here: `importlib.metadata` is a noticeable part of a cold import.
+    import importlib.metadata
+
     return f'pydantic-ai/{importlib.metadata.version("pydantic-ai-slim")}'
