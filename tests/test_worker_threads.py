@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextvars
 import multiprocessing
+import signal
+import socket
 import threading
 from typing import Any
 
@@ -17,6 +19,7 @@ from pydantic_ai import Agent, RunContext
 from pydantic_ai._worker_threads import MAX_WORKERS
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 
 pytestmark = pytest.mark.anyio
 
@@ -87,30 +90,40 @@ async def test_a_sync_tool_sees_the_callers_context_and_its_changes_stay_in_the_
 async def test_at_most_max_workers_sync_calls_run_at_once():
     count = MAX_WORKERS + 5
     agent = Agent(calls_then_done(count))
-    # The first MAX_WORKERS calls can only pass the barrier if all of them run at the same time.
-    barrier = threading.Barrier(MAX_WORKERS, timeout=10)
+    release = threading.Event()
+    all_running = anyio.Event()
     lock = threading.Lock()
+    started: list[int] = []
     running = peak = 0
-    order: list[int] = []
 
     @agent.tool_plain
     def work(i: int) -> int:
         nonlocal running, peak
         with lock:
+            started.append(i)
             running += 1
             peak = max(peak, running)
-            order.append(i)
-        if i < MAX_WORKERS:
-            barrier.wait()
+            if running == MAX_WORKERS:
+                anyio.from_thread.run_sync(all_running.set)
+        release.wait(10)
         with lock:
             running -= 1
         return i
 
-    result = await agent.run('go')
+    async def release_when_full() -> None:
+        await all_running.wait()
+        # Time for a call beyond the limit to start, if it could.
+        await anyio.sleep(0.05)
+        assert sorted(started) == list(range(MAX_WORKERS))
+        release.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(release_when_full)
+        result = await agent.run('go')
     assert result.output == 'done'
     assert peak == MAX_WORKERS
-    # The calls beyond the limit waited their turn, and started only when a slot was given back.
-    assert sorted(order[MAX_WORKERS:]) == list(range(MAX_WORKERS, count))
+    # The calls beyond the limit waited their turn, and started when slots were given back.
+    assert sorted(started[MAX_WORKERS:]) == list(range(MAX_WORKERS, count))
 
 
 async def test_a_call_cancelled_while_it_waits_for_a_worker_never_starts_and_frees_its_turn():
@@ -223,3 +236,26 @@ async def test_stop_iteration_from_a_sync_tool_is_an_error_not_a_hang():
     with pytest.raises(RuntimeError, match='coroutine raised StopIteration') as exc_info:
         await agent.run('go')
     assert isinstance(exc_info.value.__cause__, StopIteration)
+
+
+def test_run_sync_leaves_a_wakeup_fd_set_by_the_program_alone():
+    # A program (or asyncio's own signal handling) that set a wakeup fd keeps it through and after a run.
+    read, write = socket.socketpair()
+    write.setblocking(False)
+    previous = signal.set_wakeup_fd(write.fileno())
+    try:
+        assert Agent(TestModel()).run_sync('go').output == 'success (no tool calls)'
+        assert signal.set_wakeup_fd(write.fileno()) == write.fileno()
+    finally:
+        signal.set_wakeup_fd(previous)
+        read.close()
+        write.close()
+
+
+def test_run_sync_off_the_main_thread_sets_no_wakeup_fd():
+    outputs: list[str] = []
+    thread = threading.Thread(target=lambda: outputs.append(Agent(TestModel()).run_sync('go').output))
+    thread.start()
+    thread.join(10)
+    assert outputs == ['success (no tool calls)']
+    assert signal.set_wakeup_fd(-1) == -1
