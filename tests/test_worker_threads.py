@@ -120,7 +120,7 @@ async def test_at_most_max_workers_sync_calls_run_at_once():
     async with anyio.create_task_group() as tg:
         tg.start_soon(release_when_full)
         result = await agent.run('go')
-    assert result.output == 'done'
+        assert result.output == 'done'
     assert peak == MAX_WORKERS
     # The calls beyond the limit waited their turn, and started when slots were given back.
     assert sorted(started[MAX_WORKERS:]) == list(range(MAX_WORKERS, count))
