@@ -39,6 +39,7 @@ docs: install ## Build the docs with mkdocs in strict mode.
 bench: install ## Run the benchmarks.
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.dbos
+	$(PY) -m benchmarks.history
 
 demo: install $(if $(findstring --mcp,$(ARGS)),mcp-servers) ## Run the approval CLI demo on the scripted model (ARGS=--mcp: on a real MCP filesystem server).
 	$(PY) -m pydantic_ai_examples.approval $(ARGS)
