@@ -259,3 +259,33 @@ def test_run_sync_off_the_main_thread_sets_no_wakeup_fd():
     thread.join(10)
     assert outputs == ['success (no tool calls)']
     assert signal.set_wakeup_fd(-1) == -1
+
+
+async def test_at_exit_idle_workers_end_and_later_calls_are_refused(monkeypatch: pytest.MonkeyPatch):
+    # What the interpreter's exit does to the pool (the program itself is checked against upstream in
+    # tests/compat/behaviour_sync_tool_at_exit.py): a fresh pool here, so the tests after this one keep theirs.
+    from pydantic_ai import _worker_threads
+
+    pool = _worker_threads._Pool()
+    monkeypatch.setattr(_worker_threads, '_pool', pool)
+    agent = Agent(calls_then_done(2))
+    gate = threading.Barrier(2, timeout=10)
+    used: set[threading.Thread] = set()
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        used.add(threading.current_thread())
+        gate.wait()
+        return i
+
+    assert (await agent.run('go')).output == 'done'
+    assert len(used) == 2
+    pool.close()
+    for thread in used:
+        await anyio.to_thread.run_sync(thread.join, 5)
+    assert not any(t.is_alive() for t in used)
+
+    with pytest.raises(RuntimeError, match='Cannot run a sync function in a worker thread after interpreter shutdown'):
+        await agent.run('go')
+    # The refused call gave its slot back.
+    assert pool.running == 0

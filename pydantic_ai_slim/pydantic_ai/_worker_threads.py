@@ -52,10 +52,12 @@ class _Pool:
     """
 
     def __init__(self) -> None:
-        self.jobs: SimpleQueue[_Job] = SimpleQueue()
+        self.jobs: SimpleQueue[_Job | None] = SimpleQueue()
         self.lock = threading.Lock()
+        self.threads = 0
         self.idle = 0
         self.running = 0
+        self.closed = False
         self.waiting: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
 
     def slot(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None] | None:
@@ -90,13 +92,35 @@ class _Pool:
             ready.set_result(None)
 
     def submit(self, job: _Job) -> None:
+        """Queue a call, starting a thread for it if none is idle.
+
+        Raises:
+            RuntimeError: If the interpreter is shutting down.
+        """
         with self.lock:
+            if self.closed:
+                raise RuntimeError('Cannot run a sync function in a worker thread after interpreter shutdown.')
             start_thread = self.idle == 0
-            if not start_thread:
+            if start_thread:
+                self.threads += 1
+            else:
                 self.idle -= 1
-        self.jobs.put(job)
         if start_thread:
-            threading.Thread(target=self._work, name='pydantic-ai-worker', daemon=True).start()
+            try:
+                threading.Thread(target=self._work, name='pydantic-ai-worker', daemon=not _JOINED_AT_EXIT).start()
+            except BaseException:  # pragma: no cover - the system refused a new thread
+                with self.lock:
+                    self.threads -= 1
+                raise
+        self.jobs.put(job)
+
+    def close(self) -> None:
+        """Let every thread end once it has finished its call (the interpreter is exiting)."""
+        with self.lock:
+            self.closed = True
+            threads = self.threads
+        for _ in range(threads):
+            self.jobs.put(None)
 
     def _work(self) -> None:
         jobs = self.jobs
@@ -104,14 +128,22 @@ class _Pool:
         _anyio_threadlocals.current_cancel_scope = None
         while True:
             try:
-                loop, future, context, func, token = jobs.get(timeout=IDLE_SECONDS)
+                job = jobs.get(timeout=IDLE_SECONDS)
             except Empty:
                 with self.lock:
                     if self.idle == 0:
                         # A call was handed to this thread just as it timed out: take it.
                         continue
                     self.idle -= 1
+                    self.threads -= 1
                 return
+            if job is None:
+                # The interpreter is exiting (see `close`); this thread had finished its calls.
+                with self.lock:
+                    self.idle -= 1
+                    self.threads -= 1
+                return
+            loop, future, context, func, token = job
             _anyio_threadlocals.current_token = token
             result: Any = None
             error: BaseException | None = None
@@ -130,7 +162,7 @@ class _Pool:
             except RuntimeError:  # pragma: no cover - the loop was closed while the call ran; nobody waits
                 pass
             # Drop the references now, not when the next call arrives.
-            del loop, future, result, error
+            del job, loop, future, result, error
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -161,6 +193,25 @@ def _reset_after_fork() -> None:  # pragma: no cover - runs in forked children, 
 os.register_at_fork(after_in_child=_reset_after_fork)
 
 
+def _close_at_exit() -> None:
+    _pool.close()
+
+
+def _join_at_exit() -> bool:
+    """Have the interpreter let workers finish their calls as it exits; whether it can (else they are daemons)."""
+    try:
+        # Called as the interpreter exits, before it joins the threads that are not daemons: idle workers end
+        # then, and one still running a call finishes it first (as anyio's workers do) rather than being cut off.
+        register = threading._register_atexit  # pyright: ignore[reportAttributeAccessIssue,reportUnknownMemberType,reportUnknownVariableType]
+    except AttributeError:  # pragma: no cover - an interpreter without the hook
+        return False
+    register(_close_at_exit)
+    return True
+
+
+_JOINED_AT_EXIT = _join_at_exit()
+
+
 def _token(loop: asyncio.AbstractEventLoop) -> Any:
     global _last_token
     last = _last_token
@@ -189,7 +240,11 @@ async def run_in_worker(func: Callable[[], R]) -> R:
                 pool.release()
             raise
     future: asyncio.Future[R] = loop.create_future()
-    pool.submit((loop, future, contextvars.copy_context(), func, _token(loop)))
+    try:
+        pool.submit((loop, future, contextvars.copy_context(), func, _token(loop)))
+    except BaseException:
+        pool.release()
+        raise
     with anyio.CancelScope(shield=True):
         await future
     return future.result()
