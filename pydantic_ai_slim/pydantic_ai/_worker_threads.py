@@ -4,8 +4,9 @@ A sync tool costs one hop to a worker thread and one back per call, which in a l
 the step. `anyio.to_thread.run_sync` spends an extra trip round the event loop (a checkpoint) and a capacity
 limiter on top of the two thread switches; this pool does only the switches. It keeps what callers can see of
 anyio's workers: the call runs in a copy of the caller's context, `anyio.from_thread.run(...)` works inside it,
-at most `MAX_WORKERS` calls run at once (anyio's default limit), and an anyio cancellation waits for the call
-to return (a thread can't be interrupted), then lands at the caller's next checkpoint.
+at most `MAX_WORKERS` calls run at once (anyio's default limit), an anyio cancellation waits for the call to
+return (a thread can't be interrupted) and then lands at the caller's next checkpoint, and the interpreter's exit
+waits for a call still running.
 """
 
 from __future__ import annotations
