@@ -289,3 +289,22 @@ async def test_at_exit_idle_workers_end_and_later_calls_are_refused(monkeypatch:
         await agent.run('go')
     # The refused call gave its slot back.
     assert pool.running == 0
+
+
+def test_a_wakeup_fd_set_during_a_run_stays_after_it():
+    read, write = socket.socketpair()
+    write.setblocking(False)
+    agent = Agent(TestModel())
+
+    @agent.system_prompt
+    async def set_own_wakeup_fd() -> str:
+        # As `loop.add_signal_handler` does, from inside the run.
+        signal.set_wakeup_fd(write.fileno())
+        return 'Be brief.'
+
+    try:
+        assert agent.run_sync('go').output == 'success (no tool calls)'
+        assert signal.set_wakeup_fd(-1) == write.fileno()
+    finally:
+        read.close()
+        write.close()

@@ -148,7 +148,10 @@ def _signals_wake(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.set_wakeup_fd(-1)
+        current = signal.set_wakeup_fd(-1)
+        if current != wake.fileno():
+            # Something in the run set its own (e.g. `loop.add_signal_handler`): it stays.
+            signal.set_wakeup_fd(current)
 
 
 def _drain(sock: socket.socket) -> None:
