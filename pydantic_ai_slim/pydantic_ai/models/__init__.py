@@ -383,14 +383,6 @@ def _conversation_instructions(messages: Sequence[ModelMessage]) -> str | None:
         previous = next(requests, None)
         return previous.instructions if previous is not None else None
     return None
-    last = requests[-1]
-    if last.instructions is not None:
-        return last.instructions
-    # A request that only carries tool results continues the previous request's turn, so its instructions
-    # still apply.
-    if len(requests) > 1 and all(isinstance(part, ToolReturnPart | RetryPromptPart) for part in last.parts):
-        return requests[-2].instructions
-    return None
 
 
 @dataclass
