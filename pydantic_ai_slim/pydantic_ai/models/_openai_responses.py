@@ -10,9 +10,8 @@ import json
 import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import httpx
@@ -29,7 +28,6 @@ from openai.types.responses import (
 )
 
 from .. import _utils
-from .._json_schema import JsonSchemaTransformer
 from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior, UserError
 from ..messages import (
     BinaryContent,
@@ -56,8 +54,8 @@ from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..providers import Provider, _user_agent, infer_provider
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from . import Model, ModelRequestParameters, StreamedResponse
-from .openai import OpenAIChatModelSettings, OpenAIModelName, _transform_output_object, _transform_tool
+from . import ModelRequestParameters, StreamedResponse
+from .openai import OpenAIChatModelSettings, OpenAIModelName, _OpenAIAPIModel
 
 if TYPE_CHECKING:
     from .._run_context import RunContext
@@ -125,14 +123,8 @@ _MALFORMED = (AttributeError, KeyError, TypeError, ValueError)
 
 
 @dataclass(init=False, repr=False)
-class OpenAIResponsesModel(Model):
+class OpenAIResponsesModel(_OpenAIAPIModel):
     """A model behind OpenAI's Responses API, with reasoning summaries and server-side conversation state."""
-
-    # Declared as a field for upstream's dataclass shape; the property below reads it from the provider at each
-    # use, so a missing API key is reported when the model is first used rather than when it is made.
-    client: AsyncOpenAI = field(repr=False)  # pyright: ignore[reportRedeclaration]
-    _model_name: OpenAIModelName = field(repr=False)
-    _provider: Provider[AsyncOpenAI] = field(repr=False)
 
     def __init__(
         self,
@@ -152,37 +144,7 @@ class OpenAIResponsesModel(Model):
         """
         if isinstance(provider, str):
             provider = cast(Provider[AsyncOpenAI], infer_provider(provider))
-        self._model_name = model_name
-        self._provider = provider
-        super().__init__(settings=settings, profile=profile or provider.model_profile)
-
-    def __repr__(self) -> str:
-        # Every field is left out of the repr, as upstream's are.
-        return f'{type(self).__name__}()'
-
-    @property
-    def client(self) -> AsyncOpenAI:  # noqa: F811 (the field above, see there)
-        """The provider's SDK client; getting it without an API key raises `UserError`."""
-        return self._provider.client
-
-    @property
-    def model_name(self) -> OpenAIModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name, e.g. `'openai'`."""
-        return self._provider.name
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @cached_property
-    def _openai_profile(self) -> OpenAIModelProfile:
-        return OpenAIModelProfile.from_profile(self.profile)
+        super().__init__(model_name, provider, profile=profile, settings=settings)
 
     @classmethod
     def supported_builtin_tools(cls) -> frozenset[type[Any]]:
@@ -200,21 +162,6 @@ class OpenAIResponsesModel(Model):
     ) -> RequestUsage:
         """Not supported: the Responses API counts tokens only when it answers."""
         raise NotImplementedError(f'Token counting ahead of the request is not supported by {type(self).__name__}')
-
-    def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
-        """Adapt tool and output schemas with the profile's JSON schema transformer, deciding strictness."""
-        transformer = self.profile.json_schema_transformer
-        if transformer is None:
-            return model_request_parameters
-        transformer = cast(type[JsonSchemaTransformer], transformer)
-        params = model_request_parameters
-        output_object = params.output_object
-        return replace(
-            params,
-            function_tools=[_transform_tool(tool, transformer) for tool in params.function_tools],
-            output_tools=[_transform_tool(tool, transformer) for tool in params.output_tools],
-            output_object=None if output_object is None else _transform_output_object(output_object, transformer),
-        )
 
     async def request(
         self,

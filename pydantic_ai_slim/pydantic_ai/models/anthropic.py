@@ -45,7 +45,8 @@ from ..providers import Provider, _user_agent, infer_provider
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from . import Model, ModelRequestParameters, StreamedResponse
+from . import ModelRequestParameters, StreamedResponse
+from ._provider_model import ProviderModel
 
 try:
     from anthropic import APIConnectionError, APIError, APIStatusError, AsyncAnthropic
@@ -133,12 +134,11 @@ _SETTING_NAMES: dict[str, str] = {
 
 
 @dataclass(init=False, repr=False)
-class AnthropicModel(Model):
+class AnthropicModel(ProviderModel[AsyncAnthropicClient]):
     """A Claude model behind Anthropic's Messages API (or Bedrock, Vertex AI or Foundry through their SDK clients)."""
 
-    # Declared as a field for upstream's dataclass shape; the property below reads it from the provider at each
-    # use, so a missing API key is reported when the model is first used rather than when it is made.
-    client: AsyncAnthropicClient = field(repr=False)  # pyright: ignore[reportRedeclaration]
+    # The fields again, for their types in upstream's dataclass shape; the provider's client is read by the property.
+    client: AsyncAnthropicClient  # pyright: ignore[reportIncompatibleMethodOverride]
     _model_name: AnthropicModelName = field(repr=False)
     _provider: Provider[AsyncAnthropicClient] = field(repr=False)
 
@@ -160,33 +160,7 @@ class AnthropicModel(Model):
         """
         if isinstance(provider, str):
             provider = cast(Provider[AsyncAnthropicClient], infer_provider(provider))
-        self._model_name = model_name
-        self._provider = provider
-        super().__init__(settings=settings, profile=profile or provider.model_profile)
-
-    def __repr__(self) -> str:
-        # Every field is left out of the repr, as upstream's are.
-        return f'{type(self).__name__}()'
-
-    @property
-    def client(self) -> AsyncAnthropicClient:  # noqa: F811 (the field above, see there)
-        """The provider's SDK client; getting it without an API key raises `UserError`."""
-        return self._provider.client
-
-    @property
-    def model_name(self) -> AnthropicModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name, e.g. `'anthropic'`."""
-        return self._provider.name
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
+        super().__init__(model_name, provider, profile=profile, settings=settings)
 
     def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Fit tool schemas (strict ones made strict) and the native output schema (always strict) to Anthropic.

@@ -52,12 +52,12 @@ from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from . import (
-    Model,
     ModelRequestParameters,
     OpenAIChatCompatibleProvider,
     OpenAIResponsesCompatibleProvider,  # noqa: F401  # pyright: ignore[reportUnusedImport] (upstream's module has the name too)
     StreamedResponse,
 )
+from ._provider_model import ProviderModel
 
 try:
     from openai import APIConnectionError, APIError, APIStatusError, AsyncOpenAI
@@ -157,14 +157,37 @@ _chunk_adapter = pydantic.TypeAdapter(chat.ChatCompletionChunk)
 
 
 @dataclass(init=False, repr=False)
-class OpenAIChatModel(Model):
-    """A model behind OpenAI's Chat Completions API: OpenAI's, or any compatible server's (vLLM, Ollama, ...)."""
+class _OpenAIAPIModel(ProviderModel[AsyncOpenAI]):
+    """What the Chat Completions and Responses models share: the fields, the OpenAI profile and schema fitting."""
 
-    # Declared as a field for upstream's dataclass shape; the property below reads it from the provider at each
-    # use, so a missing API key is reported when the model is first used rather than when it is made.
-    client: AsyncOpenAI = field(repr=False)  # pyright: ignore[reportRedeclaration]
+    # The fields again, for their types in upstream's dataclass shape; the provider's client is read by the property.
+    client: AsyncOpenAI  # pyright: ignore[reportIncompatibleMethodOverride]
     _model_name: OpenAIModelName = field(repr=False)
     _provider: Provider[AsyncOpenAI] = field(repr=False)
+
+    @cached_property
+    def _openai_profile(self) -> OpenAIModelProfile:
+        return OpenAIModelProfile.from_profile(self.profile)
+
+    def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
+        """Adapt tool and output schemas with the profile's JSON schema transformer, deciding strictness."""
+        transformer = self.profile.json_schema_transformer
+        if transformer is None:
+            return model_request_parameters
+        transformer = cast(type[JsonSchemaTransformer], transformer)
+        params = model_request_parameters
+        output_object = params.output_object
+        return replace(
+            params,
+            function_tools=[_transform_tool(tool, transformer) for tool in params.function_tools],
+            output_tools=[_transform_tool(tool, transformer) for tool in params.output_tools],
+            output_object=None if output_object is None else _transform_output_object(output_object, transformer),
+        )
+
+
+@dataclass(init=False, repr=False)
+class OpenAIChatModel(_OpenAIAPIModel):
+    """A model behind OpenAI's Chat Completions API: OpenAI's, or any compatible server's (vLLM, Ollama, ...)."""
 
     def __init__(
         self,
@@ -189,36 +212,10 @@ class OpenAIChatModel(Model):
         """
         if isinstance(provider, str):
             provider = cast(Provider[AsyncOpenAI], infer_provider(provider))
-        self._model_name = model_name
-        self._provider = provider
         spec = profile or provider.model_profile
         if system_prompt_role is not None:
             spec = _with_system_prompt_role(spec, system_prompt_role)
-        super().__init__(settings=settings, profile=spec)
-
-    def __repr__(self) -> str:
-        # Every field is left out of the repr, as upstream's are.
-        return f'{type(self).__name__}()'
-
-    @property
-    def client(self) -> AsyncOpenAI:  # noqa: F811 (the field above, see there)
-        """The provider's SDK client; getting it without an API key raises `UserError`."""
-        return self._provider.client
-
-    @property
-    def model_name(self) -> OpenAIModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name, e.g. `'openai'`."""
-        return self._provider.name
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
+        super().__init__(model_name, provider, profile=spec, settings=settings)
 
     @property
     def system_prompt_role(self) -> OpenAISystemPromptRole | None:
@@ -227,25 +224,6 @@ class OpenAIChatModel(Model):
             'Set the `system_prompt_role` in the `OpenAIModelProfile` instead.', DeprecationWarning, stacklevel=2
         )
         return self._openai_profile.openai_system_prompt_role
-
-    @cached_property
-    def _openai_profile(self) -> OpenAIModelProfile:
-        return OpenAIModelProfile.from_profile(self.profile)
-
-    def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
-        """Adapt tool and output schemas with the profile's JSON schema transformer, deciding strictness."""
-        transformer = self.profile.json_schema_transformer
-        if transformer is None:
-            return model_request_parameters
-        transformer = cast(type[JsonSchemaTransformer], transformer)
-        params = model_request_parameters
-        output_object = params.output_object
-        return replace(
-            params,
-            function_tools=[_transform_tool(tool, transformer) for tool in params.function_tools],
-            output_tools=[_transform_tool(tool, transformer) for tool in params.output_tools],
-            output_object=None if output_object is None else _transform_output_object(output_object, transformer),
-        )
 
     async def request(
         self,
