@@ -9,7 +9,7 @@ import gc
 import importlib
 import io
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC
 from typing import Any
 
@@ -65,19 +65,13 @@ from pydantic_ai.toolsets import ExternalToolset
 from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_server import message, message_stream, text, thinking, tool_use, usage
-from ._openai_server import ChatServer, ScriptedResponse, chat_server
+from ._openai_server import ChatServer, ScriptedResponse
 
 pytestmark = pytest.mark.anyio
 
 IS_NOW: Any = IsNow(tz=UTC)
 IS_STR: Any = IsStr()
 SERVER_URL: Any = IsStr(regex=r'http://127\.0\.0\.1:\d+')
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    with chat_server() as s:
-        yield s
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -64,20 +63,6 @@ CREATED = datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
 IS_NOW: Any = IsNow(tz=UTC)
 IS_STR: Any = IsStr()
 SERVER_URL: Any = IsStr(regex=r'http://127\.0\.0\.1:\d+/v1/')
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    with chat_server() as s:
-        yield s
-
-
-@pytest.fixture
-async def client(server: ChatServer) -> AsyncIterator[AsyncOpenAI]:
-    # No SDK retries, so each scripted error is seen once.
-    client = AsyncOpenAI(base_url=server.base_url, api_key='test-key', max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -14,22 +13,9 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunCon
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from ._openai_server import ChatServer, chat_server, chunk, completion, tool_call, tool_call_delta, usage
+from ._openai_server import ChatServer, chunk, completion, tool_call, tool_call_delta, usage
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    with chat_server() as s:
-        yield s
-
-
-@pytest.fixture
-async def client(server: ChatServer) -> AsyncIterator[AsyncOpenAI]:
-    client = AsyncOpenAI(base_url=server.base_url, api_key='test-key', max_retries=0)
-    yield client
-    await client.close()
 
 
 def files_agent(client: AsyncOpenAI, deleted: list[str]) -> Agent[None, str]:

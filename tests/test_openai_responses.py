@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,7 +57,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import ExternalToolset
 from pydantic_ai.usage import RequestUsage
 
-from ._openai_server import ChatServer, ScriptedResponse, chat_server
+from ._openai_server import ChatServer, ScriptedResponse
 from ._responses_server import function_call, message, reasoning, response, response_stream, usage
 
 pytestmark = pytest.mark.anyio
@@ -67,20 +66,6 @@ IS_NOW: Any = IsNow(tz=UTC)
 CREATED = datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
 IS_STR: Any = IsStr()
 SERVER_URL: Any = IsStr(regex=r'http://127\.0\.0\.1:\d+/v1/')
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    with chat_server() as s:
-        yield s
-
-
-@pytest.fixture
-async def client(server: ChatServer) -> AsyncIterator[AsyncOpenAI]:
-    # No SDK retries, so each scripted error is seen once.
-    client = AsyncOpenAI(base_url=server.base_url, api_key='test-key', max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,7 +33,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from ._openai_server import ChatServer, chat_server, chunk, tool_call_delta, usage
+from ._openai_server import ChatServer, chunk, tool_call_delta, usage
 
 pytestmark = pytest.mark.anyio
 
@@ -42,19 +41,6 @@ CREATED = datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
 IS_NOW: Any = IsNow(tz=UTC)
 IS_STR: Any = IsStr()
 SERVER_URL: Any = IsStr(regex=r'http://127\.0\.0\.1:\d+/v1/')
-
-
-@pytest.fixture
-def server() -> Iterator[ChatServer]:
-    with chat_server() as s:
-        yield s
-
-
-@pytest.fixture
-async def client(server: ChatServer) -> AsyncIterator[AsyncOpenAI]:
-    client = AsyncOpenAI(base_url=server.base_url, api_key='test-key', max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture
