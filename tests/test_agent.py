@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
@@ -41,6 +42,8 @@ from pydantic_ai import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_graph import BaseNode, End, GraphRunContext
+from pydantic_graph.exceptions import GraphRuntimeError
 
 pytestmark = pytest.mark.anyio
 
@@ -152,6 +155,57 @@ async def test_iter_next():
         await run.next(node)
     assert run.result is not None
     assert run.result.output == 'success (no tool calls)'
+
+
+async def test_iter_after_a_manual_step_goes_on_from_the_returned_node():
+    agent = Agent(TestModel())
+    async with agent.iter('hello') as run:
+        assert isinstance(run.next_node, UserPromptNode)
+        await run.next(run.next_node)
+        nodes = [type(node).__name__ async for node in run]
+        with pytest.raises(StopAsyncIteration):
+            await run.__anext__()
+    assert nodes == snapshot(['CallToolsNode', 'End'])
+
+
+@dataclass
+class _Stranger(BaseNode[None, None, None]):
+    async def run(self, ctx: GraphRunContext[None, None]) -> End[None]:
+        raise AssertionError('a node outside the agent graph never runs')  # pragma: no cover
+
+
+async def test_iter_next_refuses_what_is_not_an_agent_node():
+    agent = Agent(TestModel())
+    async with agent.iter('hello') as run:
+        with pytest.raises(TypeError, match=r'^`next` must be called with a `BaseNode` instance, got 42\.$'):
+            await run.next(42)  # pyright: ignore[reportArgumentType]
+        with pytest.raises(GraphRuntimeError, match=r'^Node `_Stranger\(\)` is not in the graph\.$'):
+            await run.next(_Stranger())  # pyright: ignore[reportArgumentType]
+        async for _ in run:
+            pass
+        with pytest.raises(TypeError, match='got End'):
+            await run.next(run.next_node)  # pyright: ignore[reportArgumentType]
+        assert run.result is not None
+
+
+async def test_iter_next_refuses_a_node_that_returns_something_else():
+    class BadRequest(ModelRequestNode[None, str]):
+        @classmethod
+        def get_node_id(cls) -> str:  # pyright: ignore[reportIncompatibleVariableOverride] -- a cached classmethod upstream
+            return 'ModelRequestNode'  # passes for the graph's own request node
+
+        async def run(self, ctx: Any) -> Any:
+            return 'not a node'
+
+    agent = Agent(TestModel())
+    async with agent.iter('hello') as run:
+        assert isinstance(run.next_node, UserPromptNode)
+        node = await run.next(run.next_node)
+        assert isinstance(node, ModelRequestNode)
+        with pytest.raises(
+            GraphRuntimeError, match=r'^Invalid node return type: `str`\. Expected `BaseNode` or `End`\.$'
+        ):
+            await run.next(BadRequest(node.request))
 
 
 async def test_message_history_continuation():

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 import anyio
 from pydantic_graph import BaseNode, End, Graph, GraphRunContext
+from pydantic_graph.exceptions import GraphRuntimeError
 from typing_extensions import TypeVar
 
 from . import _deferred, _otel, _utils
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from .run import AgentRun
 
 __all__ = (
+    'AgentGraphRun',
     'AgentNode',
     'CallToolsNode',
     'EndStrategy',
@@ -893,3 +895,57 @@ def build_agent_graph(name: str | None) -> Graph[GraphAgentState, GraphAgentDeps
         run_end_type=FinalResult[Any],
         auto_instrument=False,
     )
+
+
+class AgentGraphRun(Generic[DepsT, NodeRunEndT]):
+    """Steps a run through the nodes of its agent graph: the part of pydantic-graph's `GraphRun` a run needs.
+
+    `GraphRun.next` also snapshots every node into a state persistence, under a fresh uuid; an agent run never
+    reads a snapshot back, and taking them was a quarter of the loop's own cost per step.
+    """
+
+    __slots__ = ('_started', 'deps', 'graph', 'next_node', 'state')
+
+    def __init__(
+        self,
+        graph: Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]],
+        start: AgentNode[DepsT, NodeRunEndT],
+        state: GraphAgentState,
+        deps: GraphAgentDeps[DepsT, NodeRunEndT],
+    ) -> None:
+        self.graph = graph
+        self.state = state
+        self.deps = deps
+        self.next_node: AgentNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]] = start
+        self._started = False
+
+    @property
+    def output(self) -> FinalResult[NodeRunEndT] | None:
+        """The run's final result once it has reached `End`, else `None`."""
+        node = self.next_node
+        return node.data if isinstance(node, End) else None
+
+    async def next(self, node: AgentNode[DepsT, NodeRunEndT]) -> AgentNode[DepsT, NodeRunEndT] | End[Any]:
+        """Run `node` and return the node it leads to."""
+        if not isinstance(node, BaseNode):  # pyright: ignore[reportUnnecessaryIsInstance] -- callers pass anything
+            raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
+        if node.get_node_id() not in self.graph.node_defs:
+            raise GraphRuntimeError(f'Node `{node}` is not in the graph.')
+        self._started = True
+        following = await node.run(GraphRunContext(state=self.state, deps=self.deps))
+        if not isinstance(following, (BaseNode, End)):  # pyright: ignore[reportUnnecessaryIsInstance] -- user nodes
+            raise GraphRuntimeError(
+                f'Invalid node return type: `{type(following).__name__}`. Expected `BaseNode` or `End`.'
+            )
+        self.next_node = following
+        return following
+
+    async def __anext__(self) -> AgentNode[DepsT, NodeRunEndT] | End[Any]:
+        """The start node first, then each node the one before leads to; stops after `End`."""
+        if not self._started:
+            self._started = True
+            return self.next_node
+        node = self.next_node
+        if isinstance(node, End):
+            raise StopAsyncIteration
+        return await self.next(node)

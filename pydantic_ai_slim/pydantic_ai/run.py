@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any, Generic, Literal
 
-from pydantic_graph import End, GraphRun
+from pydantic_graph import End
 from typing_extensions import TypeVar
 
 from . import _agent_graph, _utils
@@ -25,9 +25,7 @@ OutputDataT = TypeVar('OutputDataT', default=str)
 class AgentRun(Generic[AgentDepsT, OutputDataT]):
     """A run in progress: iterate over it (`async for node in run`) or drive it with `next(node)`."""
 
-    _graph_run: GraphRun[
-        _agent_graph.GraphAgentState, _agent_graph.GraphAgentDeps[AgentDepsT, Any], FinalResult[OutputDataT]
-    ]
+    _graph_run: _agent_graph.AgentGraphRun[AgentDepsT, OutputDataT]
 
     @property
     def ctx(self) -> Any:
@@ -39,17 +37,17 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
     @property
     def next_node(self) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
         """The node that runs next, or `End` when the run is over."""
-        return self._graph_run.next_node  # pyright: ignore[reportReturnType] -- the graph only holds agent nodes
+        return self._graph_run.next_node
 
     @property
     def result(self) -> AgentRunResult[OutputDataT] | None:
         """The result once the run is over, else `None`."""
-        graph_result = self._graph_run.result
-        if graph_result is None:
+        final = self._graph_run.output
+        if final is None:
             return None
         return AgentRunResult(
-            graph_result.output.output,
-            graph_result.output.tool_name,
+            final.output,
+            final.tool_name,
             self._graph_run.state,
             self._graph_run.deps.new_message_index,
         )
@@ -61,14 +59,13 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
 
     async def __anext__(self) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
         """Run the next node and return the node after it."""
-        node = await self._graph_run.__anext__()
-        return node  # pyright: ignore[reportReturnType] -- the graph only holds agent nodes
+        return await self._graph_run.__anext__()
 
     async def next(
         self, node: _agent_graph.AgentNode[AgentDepsT, OutputDataT]
     ) -> _agent_graph.AgentNode[AgentDepsT, OutputDataT] | End[FinalResult[OutputDataT]]:
         """Run `node` (possibly one you changed or made) and return the node after it."""
-        return await self._graph_run.next(node)  # pyright: ignore[reportReturnType] -- only agent nodes
+        return await self._graph_run.next(node)
 
     def all_messages(self) -> list[ModelMessage]:
         """Every message of the conversation so far."""
@@ -105,8 +102,8 @@ class AgentRun(Generic[AgentDepsT, OutputDataT]):
         return self._graph_run.state.metadata
 
     def __repr__(self) -> str:
-        result = self._graph_run.result
-        result_repr = '<run not finished>' if result is None else repr(result.output.output)
+        final = self._graph_run.output
+        result_repr = '<run not finished>' if final is None else repr(final.output)
         return f'<{type(self).__name__} result={result_repr} usage={self.usage()}>'
 
 

@@ -487,10 +487,10 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         async with toolset:
             try:
                 with run_span as span:
-                    async with graph.iter(start, state=state, deps=graph_deps, infer_name=False) as graph_run:
-                        yield AgentRun(graph_run)
-                        if span is not None and graph_run.result is not None:
-                            span.set_output(graph_run.result.output.output)
+                    graph_run = _agent_graph.AgentGraphRun(graph, start, state, graph_deps)
+                    yield AgentRun(graph_run)
+                    if span is not None and (final := graph_run.output) is not None:
+                        span.set_output(final.output)
             finally:
                 # As upstream, a metadata function is called again at the end, so the result has final values.
                 resolve_metadata()
