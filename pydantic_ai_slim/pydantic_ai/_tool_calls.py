@@ -231,8 +231,9 @@ async def _run_function_calls(
 ) -> None:
     if not calls:
         return
-    projected = replace(state.usage, tool_calls=state.usage.tool_calls + len(calls))
-    deps.usage_limits.check_before_tool_call(projected)
+    if deps.usage_limits.tool_calls_limit is not None:
+        projected = replace(state.usage, tool_calls=state.usage.tool_calls + len(calls))
+        deps.usage_limits.check_before_tool_call(projected)
     raised: dict[int, DeferredCall] = {}
     jobs = [partial(_run_function_call, batch, index, call, state, deps, raised) for index, call in calls]
     with _otel.tools_span(deps.instrumentation, [call for _, call in calls]):

@@ -356,17 +356,24 @@ def _settle_output_mode(params: ModelRequestParameters, profile: ModelProfile) -
     if mode == 'native' and not profile.supports_json_schema_output:
         raise UserError('Native structured output is not supported by this model.')
     if mode == 'tool':
-        return replace(params, output_object=None, prompted_output_template=None)
+        return _cleared(params, output_object=None, prompted_output_template=None)
     if mode == 'native':
         template = params.prompted_output_template
         if template is None and profile.native_output_requires_schema_in_instructions:
             template = profile.prompted_output_template
-        return replace(params, output_tools=[], prompted_output_template=template)
+        return _cleared(params, output_tools=[], prompted_output_template=template)
     if mode == 'prompted':
         template = params.prompted_output_template or profile.prompted_output_template
-        return replace(params, output_tools=[], prompted_output_template=template)
+        return _cleared(params, output_tools=[], prompted_output_template=template)
     # Text and image output use neither output tools nor an output object.
-    return replace(params, output_tools=[], output_object=None, prompted_output_template=None)
+    return _cleared(params, output_tools=[], output_object=None, prompted_output_template=None)
+
+
+def _cleared(params: ModelRequestParameters, **values: Any) -> ModelRequestParameters:
+    """`params` with `values` set: itself when it has them already (the usual case), else a copy."""
+    if all(getattr(params, name) == value for name, value in values.items()):
+        return params
+    return replace(params, **values)
 
 
 def _conversation_instructions(messages: Sequence[ModelMessage]) -> str | None:
