@@ -308,3 +308,50 @@ def test_a_wakeup_fd_set_during_a_run_stays_after_it():
     finally:
         read.close()
         write.close()
+
+
+def test_a_native_cancellation_stops_waiting_for_a_sync_tool_at_once():
+    """Outside any anyio cancel scope the wait for a worker is not shielded: `task.cancel()` ends it, as in anyio."""
+    import asyncio
+
+    started, release = threading.Event(), threading.Event()
+    agent = Agent(calls_then_done(1))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        started.set()
+        release.wait(5)
+        return i
+
+    async def main() -> bool:
+        task = asyncio.create_task(agent.run('go'))
+        await asyncio.to_thread(started.wait, 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return release.is_set()
+
+    try:
+        assert asyncio.run(main()) is False, 'the cancellation reached the run before the tool returned'
+    finally:
+        release.set()
+
+
+async def test_an_anyio_cancellation_waits_for_the_sync_tool_to_return():
+    finished: list[str] = []
+    started = threading.Event()
+    agent = Agent(calls_then_done(1))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        started.set()
+        threading.Event().wait(0.2)
+        finished.append('tool')
+        return i
+
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(agent.run, 'go')
+            await anyio.to_thread.run_sync(started.wait, 5)
+            scope.cancel()
+    assert finished == ['tool']

@@ -21,6 +21,7 @@ import anyio.lowlevel
 from . import _otel
 from ._errors import ToolRetryError
 from ._tool_manager import current_parallel_execution_mode
+from ._worker_threads import in_anyio_cancel_scope
 from .exceptions import ApprovalRequired, CallDeferred, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -321,7 +322,8 @@ async def execute_call(
     """
     # A cancellation that arrived while the loop waited on a worker thread (a sync handler or tool) is pending
     # until the next checkpoint: raise it before the tool starts, never after.
-    await anyio.lowlevel.checkpoint_if_cancelled()
+    if in_anyio_cancel_scope():
+        await anyio.lowlevel.checkpoint_if_cancelled()
     try:
         handling = deps.tool_manager.handle_call(
             run_as or call,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -30,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - a future anyio may move it; `from_thread` then needs a token
     _anyio_threadlocals = threading.local()
 
-__all__ = ('MAX_WORKERS', 'run_in_worker')
+__all__ = ('MAX_WORKERS', 'in_anyio_cancel_scope', 'run_in_worker')
 
 R = TypeVar('R')
 
@@ -246,6 +247,27 @@ async def run_in_worker(func: Callable[[], R]) -> R:
     except BaseException:
         pool.release()
         raise
-    with anyio.CancelScope(shield=True):
+    if in_anyio_cancel_scope():
+        with anyio.CancelScope(shield=True):
+            await future
+    else:
+        # No anyio cancel scope covers this task, so only a native cancellation can reach the wait.
         await future
     return future.result()
+
+
+def in_anyio_cancel_scope() -> bool:
+    """Whether the current task is inside an anyio cancel scope (its own or one its task group put it in).
+
+    A task outside every scope can't be cancelled by anyio, so it needs neither a shield nor anyio's cancellation
+    checks, which cost more than the rest of a hop to a worker. anyio keeps the scope of each task in its asyncio
+    backend; while that isn't loaded no scope exists, and if its bookkeeping ever changes the answer is yes.
+    """
+    backend = sys.modules.get('anyio._backends._asyncio')
+    if backend is None:
+        return False
+    task_states = getattr(backend, '_task_states', None)
+    if task_states is None:  # pragma: no cover - an anyio that keeps its scopes elsewhere
+        return True
+    state = task_states.get(asyncio.current_task())
+    return state is not None and getattr(state, 'cancel_scope', True) is not None

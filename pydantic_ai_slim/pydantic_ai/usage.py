@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, BeforeValidator, Field
@@ -85,12 +86,17 @@ class UsageBase:
 
     def has_values(self) -> bool:
         """Whether any counter (or detail) is set."""
-        return any(getattr(self, f.name) for f in fields(self))
+        return any(getattr(self, name) for name in _field_names(type(self)))
 
     def __repr__(self) -> str:
         # Zero counters and empty details are noise in a usage repr, so only set values are shown.
         args = ', '.join(f'{f.name}={value!r}' for f in fields(self) if f.repr and (value := getattr(self, f.name)))
         return f'{type(self).__qualname__}({args})'
+
+
+@cache
+def _field_names(cls: type[UsageBase]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 def _add_into(
