@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import gc
 import multiprocessing
+import os
 import signal
 import socket
 import threading
@@ -312,8 +315,6 @@ def test_a_wakeup_fd_set_during_a_run_stays_after_it():
 
 def test_a_native_cancellation_stops_waiting_for_a_sync_tool_at_once():
     """Outside any anyio cancel scope the wait for a worker is not shielded: `task.cancel()` ends it, as in anyio."""
-    import asyncio
-
     started, release = threading.Event(), threading.Event()
     agent = Agent(calls_then_done(1))
 
@@ -355,3 +356,43 @@ async def test_an_anyio_cancellation_waits_for_the_sync_tool_to_return():
             await anyio.to_thread.run_sync(started.wait, 5)
             scope.cancel()
     assert finished == ['tool']
+
+
+class _LoopWithoutReaders(asyncio.SelectorEventLoop):
+    """A loop that can't watch file descriptors (as asyncio's proactor loop on Windows)."""
+
+    def add_reader(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError
+
+
+def test_a_loop_that_cant_watch_descriptors_still_gets_sync_tool_results():
+    agent = Agent(calls_then_done(3))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        return i * 10
+
+    with asyncio.Runner(loop_factory=_LoopWithoutReaders) as runner:
+        result = runner.run(agent.run('go'))
+        again = runner.run(agent.run('again'))
+    assert result.output == again.output == 'done'
+    assert tool_returns(result.all_messages()) == [0, 10, 20]
+
+
+def test_each_event_loop_gets_sync_tool_results_and_closing_loops_frees_their_descriptors():
+    agent = Agent(calls_then_done(2))
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        return i
+
+    def open_descriptors() -> int:
+        return len(os.listdir('/proc/self/fd'))
+
+    asyncio.run(agent.run('warm up'))
+    gc.collect()
+    before = open_descriptors()
+    for _ in range(20):
+        assert tool_returns(asyncio.run(agent.run('go')).all_messages()) == [0, 1]
+    gc.collect()
+    assert open_descriptors() <= before + 1

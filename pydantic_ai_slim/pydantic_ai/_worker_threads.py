@@ -16,8 +16,10 @@ import contextvars
 import os
 import sys
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 
@@ -41,8 +43,11 @@ MAX_WORKERS = 40
 IDLE_SECONDS = 10.0
 """How long a worker waits for a call before its thread ends."""
 
-_Job = tuple[asyncio.AbstractEventLoop, 'asyncio.Future[Any]', contextvars.Context, Callable[[], Any], Any]
-"""A call for a worker: the caller's loop and future, the context to run in, the function, anyio's loop token."""
+_Reply = Callable[['asyncio.Future[Any]', Any, 'BaseException | None'], None]
+"""How a worker hands a call's outcome back to the caller's loop (see `_replier`); callable from any thread."""
+
+_Job = tuple[_Reply, 'asyncio.Future[Any]', contextvars.Context, Callable[[], Any], Any]
+"""A call for a worker: how to reply, the caller's future, the context to run in, the function, anyio's token."""
 
 
 class _Pool:
@@ -145,7 +150,7 @@ class _Pool:
                     self.idle -= 1
                     self.threads -= 1
                 return
-            loop, future, context, func, token = job
+            reply, future, context, func, token = job
             _anyio_threadlocals.current_token = token
             result: Any = None
             error: BaseException | None = None
@@ -160,11 +165,11 @@ class _Pool:
                 self.idle += 1
             self.release()
             try:
-                loop.call_soon_threadsafe(_settle, future, result, error)
+                reply(future, result, error)
             except RuntimeError:  # pragma: no cover - the loop was closed while the call ran; nobody waits
                 pass
             # Drop the references now, not when the next call arrives.
-            del job, loop, future, result, error
+            del job, reply, future, result, error
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -181,6 +186,70 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
+class _Waker:
+    """Hands the outcomes of calls back to one event loop: queued, with the loop woken through an eventfd.
+
+    What `loop.call_soon_threadsafe` does, for less: asyncio's own wake-up reads its socket until it would block
+    (a second system call and an exception each time) and its write is a socket send. Outcomes that arrive
+    together are settled in one wake-up.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.done: deque[tuple[asyncio.Future[Any], Any, BaseException | None]] = deque()
+        self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        try:
+            loop.add_reader(self.fd, self.drain)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        # The descriptor lives as long as the loop object: a call finishing after the loop closed still has it.
+        weakref.finalize(loop, os.close, self.fd)
+
+    def reply(self, future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+        """Queue a call's outcome and wake the loop (from a worker thread)."""
+        self.done.append((future, result, error))
+        os.eventfd_write(self.fd, 1)
+
+    def drain(self) -> None:
+        """Settle every queued outcome (in the loop)."""
+        try:
+            os.eventfd_read(self.fd)
+        except BlockingIOError:  # pragma: no cover - an earlier drain took this wake-up's outcome already
+            pass
+        done = self.done
+        while done:
+            _settle(*done.popleft())
+
+
+_wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker | None] = weakref.WeakKeyDictionary()
+"""The waker of each loop that has handed out a call; `None` for a loop that can't have one."""
+
+
+def _replier(loop: asyncio.AbstractEventLoop) -> _Reply:
+    """How workers hand outcomes back to `loop`.
+
+    Through its `_Waker` where the loop can watch an eventfd (Linux selector loops, uvloop), else with
+    `call_soon_threadsafe`.
+    """
+    try:
+        waker = _wakers[loop]
+    except KeyError:
+        try:
+            waker = _Waker(loop)
+        except (AttributeError, NotImplementedError, OSError):  # no eventfd here, or a loop that can't watch one
+            waker = None
+        _wakers[loop] = waker
+    if waker is None:
+        return partial(_call_soon_threadsafe, loop)
+    return waker.reply
+
+
+def _call_soon_threadsafe(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: Any, error: BaseException | None
+) -> None:
+    loop.call_soon_threadsafe(_settle, future, result, error)
+
+
 _pool = _Pool()
 # anyio's token for the loop that last handed out a call (a token refers to its loop, so one is kept, not many).
 _last_token: tuple[asyncio.AbstractEventLoop, Any] | None = None
@@ -190,6 +259,7 @@ def _reset_after_fork() -> None:  # pragma: no cover - runs in forked children, 
     # The threads are gone in a forked child, and with them the slots they held.
     global _pool
     _pool = _Pool()
+    _wakers.clear()
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
@@ -243,7 +313,7 @@ async def run_in_worker(func: Callable[[], R]) -> R:
             raise
     future: asyncio.Future[R] = loop.create_future()
     try:
-        pool.submit((loop, future, contextvars.copy_context(), func, _token(loop)))
+        pool.submit((_replier(loop), future, contextvars.copy_context(), func, _token(loop)))
     except BaseException:
         pool.release()
         raise
