@@ -203,12 +203,12 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             max_retries = tool.max_retries if tool.max_retries is not None else self.max_retries
             if tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def:
                 # Nothing reads the tool's own context: spare making one per tool per step.
-                tool_def = await tool.prepare_tool_def(ctx)
+                tool_ctx = ctx
             else:
                 tool_ctx = evolve(
                     ctx, tool_name=original_name, retry=ctx.retries.get(original_name, 0), max_retries=max_retries
                 )
-                tool_def = await tool.prepare_tool_def(tool_ctx)
+            tool_def = await tool.prepare_tool_def(tool_ctx)
             if tool_def is None:
                 continue
             if tool_def.name in tools:
