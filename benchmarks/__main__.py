@@ -95,7 +95,7 @@ def main() -> None:
     print(f'  sync handler, from its thread returning: {reliability.cancellation_latency_ms(sync=True):.2f} ms')
     mcp.main()
     print()
-    compare.main()
+    compare.main([])
 
 
 if __name__ == '__main__':

@@ -4,6 +4,8 @@ Upstream is installed into a throwaway venv outside the project (`$TMPDIR/pai-be
 PyPI with the newest 1.x release); the project's `.venv` is never touched. Every workload runs in a fresh
 interpreter, alternating upstream and ours, for `ROUNDS` rounds; the table gives the medians and their ratio,
 so every ratio comes from one run on one machine. Nothing here is asserted.
+
+`make bench` prints every row; `python -m benchmarks.compare loop fanout` only those of the named workloads.
 """
 
 from __future__ import annotations
@@ -117,15 +119,16 @@ def take(python: str, measure: Measure) -> float:
     return json.loads(out.splitlines()[-1])[measure.key]
 
 
-def main() -> None:
-    """Print the side-by-side table."""
+def main(workloads: list[str]) -> None:
+    """Print the side-by-side table: every row, or those of the named workloads (e.g. `loop fanout`)."""
+    measures = [m for m in MEASURES if not workloads or m.workload[0] in workloads]
     ours, theirs = sys.executable, upstream_python()
     compile_bytecode(ours)
     print(f'side by side: upstream pydantic-ai-slim {version_of(theirs)} vs ours {version_of(ours)}, ')
     print(f'{ROUNDS} interleaved rounds, medians')
     print('| measure | upstream | ours | ours / upstream | goal |\n|---|---|---|---|---|')
     medians: dict[str, tuple[float, float]] = {}
-    for measure in MEASURES:
+    for measure in measures:
         up: list[float] = []
         us: list[float] = []
         for _ in range(ROUNDS):
@@ -134,11 +137,13 @@ def main() -> None:
         a, b = statistics.median(up), statistics.median(us)
         medians[measure.label] = (a, b)
         print(f'| {measure.label} | {a:.4g} | {b:.4g} | {b / a:.2f} | {measure.goal} |', flush=True)
-    flat = medians[MEASURES[3].label][1] / medians[MEASURES[1].label][1]
-    print(f'| ours per step at N=2000 / at N=20 | | {flat:.2f} | | <= 1.2 |')
-    floor = medians[MEASURES[-1].label][1] / medians[MEASURES[0].label][0]
-    print(f'| the floor (ours) / upstream cold `import pydantic_ai` | | {floor:.2f} | | |')
+    if MEASURES[3] in measures:
+        flat = medians[MEASURES[3].label][1] / medians[MEASURES[1].label][1]
+        print(f'| ours per step at N=2000 / at N=20 | | {flat:.2f} | | <= 1.2 |')
+    if MEASURES[-1] in measures:
+        floor = medians[MEASURES[-1].label][1] / medians[MEASURES[0].label][0]
+        print(f'| the floor (ours) / upstream cold `import pydantic_ai` | | {floor:.2f} | | |')
 
 
 if __name__ == '__main__':
-    main()
+    main(sys.argv[1:])
