@@ -144,7 +144,7 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def handle_text_delta(self, delta: TextPartDelta) -> AsyncIterator[BaseChunk]:
         """More text."""
         if delta.content_delta:
-            metadata = _delta_metadata(provider_details=delta.provider_details)
+            metadata = _metadata(provider_details=delta.provider_details)
             yield TextDeltaChunk(id=self._text_id, delta=delta.content_delta, provider_metadata=metadata)
 
     async def handle_text_end(self, part: TextPart, followed_by_text: bool = False) -> AsyncIterator[BaseChunk]:
@@ -166,7 +166,7 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def handle_thinking_delta(self, delta: ThinkingPartDelta) -> AsyncIterator[BaseChunk]:
         """More reasoning."""
         if delta.content_delta:
-            metadata = _delta_metadata(
+            metadata = _metadata(
                 signature=delta.signature_delta,
                 provider_name=delta.provider_name,
                 provider_details=delta.provider_details,
@@ -252,25 +252,21 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
 
 def _builtin_provider_metadata(part: BuiltinToolCallPart) -> dict[str, Any] | None:
     """This package's details of a builtin tool call (provider, part id), to be given back with the call."""
-    details = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
-    details = {key: value for key, value in details.items() if value is not None}
-    return {'pydantic_ai': details} if details else None
+    return _metadata(id=part.id, provider_name=part.provider_name, provider_details=part.provider_details)
 
 
 def _provider_metadata(part: TextPart | ThinkingPart | ToolCallPart) -> dict[str, dict[str, Any]] | None:
     """The part's id, signature, provider name and details under `pydantic_ai`, as upstream sends them."""
-    fields = {
-        'id': part.id,
-        'signature': part.signature if isinstance(part, ThinkingPart) else None,
-        'provider_name': part.provider_name,
-        'provider_details': part.provider_details,
-    }
-    present = {key: value for key, value in fields.items() if value is not None}
-    return {'pydantic_ai': present} if present else None
+    return _metadata(
+        id=part.id,
+        signature=part.signature if isinstance(part, ThinkingPart) else None,
+        provider_name=part.provider_name,
+        provider_details=part.provider_details,
+    )
 
 
-def _delta_metadata(**fields: Any) -> dict[str, dict[str, Any]] | None:
-    """What a delta adds (a signature, provider name or details) under `pydantic_ai`, as upstream sends it."""
+def _metadata(**fields: Any) -> dict[str, dict[str, Any]] | None:
+    """The fields that are set, under `pydantic_ai` (the provider metadata upstream sends); `None` if none is."""
     present = {key: value for key, value in fields.items() if value is not None}
     return {'pydantic_ai': present} if present else None
 
