@@ -50,6 +50,24 @@ def tool_returns(messages: list[ModelMessage]) -> list[Any]:
     ]
 
 
+def agent_using_threads(count: int) -> tuple[Agent[None, str], set[threading.Thread]]:
+    """An agent whose model makes `count` sync tool calls at once, and the threads they ran in.
+
+    Each call waits at a barrier for the others, so each holds a worker thread of its own.
+    """
+    agent = Agent(calls_then_done(count))
+    gate = threading.Barrier(count, timeout=10)
+    used: set[threading.Thread] = set()
+
+    @agent.tool_plain
+    def work(i: int) -> int:
+        used.add(threading.current_thread())
+        gate.wait()
+        return i
+
+    return agent, used
+
+
 def worker_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == 'pydantic-ai-worker'}
 
@@ -178,15 +196,7 @@ async def test_idle_worker_threads_end(monkeypatch: pytest.MonkeyPatch):
     from pydantic_ai import _worker_threads
 
     monkeypatch.setattr(_worker_threads, 'IDLE_SECONDS', 0.05)
-    agent = Agent(calls_then_done(3))
-    gate = threading.Barrier(3, timeout=10)
-    used: set[threading.Thread] = set()
-
-    @agent.tool_plain
-    def work(i: int) -> int:
-        used.add(threading.current_thread())
-        gate.wait()
-        return i
+    agent, used = agent_using_threads(3)
 
     await agent.run('go')
     assert len(used) == 3
@@ -271,16 +281,7 @@ async def test_at_exit_idle_workers_end_and_later_calls_are_refused(monkeypatch:
 
     pool = _worker_threads._Pool()
     monkeypatch.setattr(_worker_threads, '_pool', pool)
-    agent = Agent(calls_then_done(2))
-    gate = threading.Barrier(2, timeout=10)
-    used: set[threading.Thread] = set()
-
-    @agent.tool_plain
-    def work(i: int) -> int:
-        used.add(threading.current_thread())
-        gate.wait()
-        return i
-
+    agent, used = agent_using_threads(2)
     assert (await agent.run('go')).output == 'done'
     assert len(used) == 2
     pool.close()
