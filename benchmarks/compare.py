@@ -111,12 +111,19 @@ def take(python: str, measure: Measure) -> float:
         return _import_ms(python, FIRST_RUN)
     if measure.workload == ('import', 'floor'):
         return _import_ms(python, FLOOR)
-    # Run from a temporary directory so neither interpreter picks up the repository's sources from the cwd.
+    return run_workload(python, *measure.workload)[measure.key]
+
+
+def run_workload(python: str, *args: str, env: dict[str, str] | None = None) -> dict[str, float]:
+    """The figures `workloads.py ARGS` prints, run by `python` in a fresh interpreter.
+
+    It runs from a temporary directory, so that no interpreter picks up the repository's sources from the cwd.
+    """
     with tempfile.TemporaryDirectory() as cwd:
         out = subprocess.run(
-            [python, str(WORKLOADS), *measure.workload], check=True, capture_output=True, text=True, cwd=cwd
+            [python, str(WORKLOADS), *args], check=True, capture_output=True, text=True, cwd=cwd, env=env
         ).stdout
-    return json.loads(out.splitlines()[-1])[measure.key]
+    return json.loads(out.splitlines()[-1])
 
 
 def main(workloads: list[str]) -> None:

@@ -9,7 +9,6 @@ medians. The default revisions mark where features landed: the deferred tool han
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -17,8 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .compare import run_workload
+
 ROOT = Path(__file__).parent.parent
-WORKLOADS = Path(__file__).parent / 'workloads.py'
 ROUNDS = int(os.environ.get('BENCH_ROUNDS', '3'))
 DEFAULT_REVISIONS = ('9ccc5d8', '92a1f65', '9961283')
 
@@ -26,16 +26,7 @@ DEFAULT_REVISIONS = ('9ccc5d8', '92a1f65', '9961283')
 def per_step_us(package_root: Path, steps: int = 200) -> float:
     """One sample of the loop workload, with the package under `package_root` imported."""
     env = {**os.environ, 'PYTHONPATH': str(package_root / 'pydantic_ai_slim')}
-    with tempfile.TemporaryDirectory() as cwd:
-        out = subprocess.run(
-            [sys.executable, str(WORKLOADS), 'loop', str(steps)],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            env=env,
-        ).stdout
-    return json.loads(out.splitlines()[-1])['us_per_step']
+    return run_workload(sys.executable, 'loop', str(steps), env=env)['us_per_step']
 
 
 def main(revisions: list[str]) -> None:
