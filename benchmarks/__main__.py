@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from . import compare, deferred, handler, mcp, otel_off, reliability, streaming
+from . import compare, deferred, handler, import_parts, mcp, otel_off, reliability, streaming
 
 STEP_COUNTS = (20, 200, 2000)
 TOTAL_STEPS_PER_SAMPLE = 2000
@@ -79,6 +79,7 @@ def main() -> None:
     otel_off.main()
     with_pkg, bare = cold_import_ms()
     print(f'cold `import pydantic_ai`: {with_pkg:.0f} ms (interpreter start alone: {bare:.0f} ms)')
+    import_parts.main()
     print(f'streaming, 2,000 text deltas through run_stream: {streaming.stream_per_delta_us():.1f} us/delta')
     print('deferred_tool_handler, in one run:')
     print(f'  20 approved calls sleeping 50 ms each: {handler.handler_20_approved_ms():.0f} ms')

@@ -1,9 +1,11 @@
 """Side by side with upstream: each workload of `workloads.py` under upstream pydantic-ai-slim 1.x and under ours.
 
 Upstream is installed into a throwaway venv outside the project (`$TMPDIR/pai-bench-upstream`, built once from
-PyPI with the newest 1.x release); the project's `.venv` is never touched. Every workload runs in a fresh
-interpreter, alternating upstream and ours, for `ROUNDS` rounds; the table gives the medians and their ratio,
-so every ratio comes from one run on one machine. Nothing here is asserted.
+PyPI with the newest 1.x release); the project's `.venv` is never touched. Ours runs from the project's `.venv`,
+which holds every extra and the test tools; one row also imports ours from a plain install, as upstream's is: a
+wheel of the working tree with only its own dependencies, in a second throwaway venv (`$TMPDIR/pai-bench-ours`).
+Every workload runs in a fresh interpreter, alternating upstream and ours, for `ROUNDS` rounds; the table gives
+the medians and their ratio, so every ratio comes from one run on one machine. Nothing here is asserted.
 
 `make bench` prints every row; `python -m benchmarks.compare loop fanout` only those of the named workloads.
 """
@@ -24,6 +26,8 @@ ROUNDS = int(os.environ.get('BENCH_ROUNDS', '3'))
 HERE = Path(__file__).parent
 WORKLOADS = HERE / 'workloads.py'
 UPSTREAM_VENV = Path(os.environ.get('BENCH_UPSTREAM_VENV', Path(tempfile.gettempdir()) / 'pai-bench-upstream'))
+PLAIN_VENV = Path(os.environ.get('BENCH_PLAIN_VENV', Path(tempfile.gettempdir()) / 'pai-bench-ours'))
+PACKAGE = HERE.parent / 'pydantic_ai_slim'
 
 
 @dataclass
@@ -34,10 +38,13 @@ class Measure:
     workload: tuple[str, ...]
     key: str
     goal: str
+    plain: bool = False
+    """Whether ours is taken from the plain install rather than the project's `.venv`."""
 
 
 MEASURES = [
     Measure('cold `import pydantic_ai` (ms)', ('import',), 'ms', 'ours/upstream <= 0.4'),
+    Measure('cold `import pydantic_ai`, ours as a plain install (ms)', ('import',), 'ms', '', plain=True),
     Measure('loop overhead per step, sync tool, N=20 (µs)', ('loop', '20'), 'us_per_step', ''),
     Measure('loop overhead per step, sync tool, N=200 (µs)', ('loop', '200'), 'us_per_step', 'ours/upstream <= 0.25'),
     Measure('loop overhead per step, sync tool, N=2000 (µs)', ('loop', '2000'), 'us_per_step', ''),
@@ -50,6 +57,7 @@ MEASURES = [
     Measure('cold `from pydantic_ai import Agent` (ms)', ('import', 'Agent'), 'ms', 'ours/upstream <= 0.4'),
     Measure('cold import and a first `TestModel` run (ms)', ('import', 'run'), 'ms', ''),
     Measure('floor: python + pydantic-graph + `pydantic.json_schema` (ms)', ('import', 'floor'), 'ms', ''),
+    Measure('the floor + the pydantic and anyio modules ours imports (ms)', ('import', 'dependencies'), 'ms', ''),
 ]
 
 FIRST_RUN = (
@@ -64,6 +72,12 @@ FLOOR = (
     "import sys, types; sys.modules['httpx'] = types.ModuleType('httpx'); import pydantic_graph, pydantic.json_schema"
 )
 
+DEPENDENCIES = (
+    # The floor, and the rest of what `import pydantic_ai` (ours) loads from outside the package: pydantic's
+    # model, field, dataclass and type-adapter modules, which the message and usage classes need, and anyio.
+    FLOOR + ', pydantic.main, pydantic.fields, pydantic.types, pydantic.dataclasses, pydantic.type_adapter, anyio'
+)
+
 
 def upstream_python() -> str:
     """The interpreter of the throwaway upstream venv, built on first use."""
@@ -72,6 +86,21 @@ def upstream_python() -> str:
         print(f'building {UPSTREAM_VENV} with the newest pydantic-ai-slim 1.x (once) ...', flush=True)
         subprocess.run([sys.executable, '-m', 'venv', str(UPSTREAM_VENV)], check=True)
         subprocess.run([str(python), '-m', 'pip', 'install', '-q', 'pydantic-ai-slim>=1,<2'], check=True)
+    return str(python)
+
+
+def plain_python() -> str:
+    """The interpreter of the throwaway venv holding ours as a user installs it: a wheel, no extras.
+
+    The venv and the dependencies are made once; the wheel of the working tree is reinstalled on every call.
+    """
+    python = PLAIN_VENV / 'bin' / 'python'
+    if not python.exists():
+        print(f'building {PLAIN_VENV} with the dependencies of ours, no extras (once) ...', flush=True)
+        subprocess.run([sys.executable, '-m', 'venv', str(PLAIN_VENV)], check=True)
+        subprocess.run([str(python), '-m', 'pip', 'install', '-q', str(PACKAGE)], check=True)
+    pip = [str(python), '-m', 'pip', 'install', '-q', '--no-deps', '--force-reinstall', str(PACKAGE)]
+    subprocess.run(pip, check=True)
     return str(python)
 
 
@@ -111,6 +140,8 @@ def take(python: str, measure: Measure) -> float:
         return _import_ms(python, FIRST_RUN)
     if measure.workload == ('import', 'floor'):
         return _import_ms(python, FLOOR)
+    if measure.workload == ('import', 'dependencies'):
+        return _import_ms(python, DEPENDENCIES)
     return run_workload(python, *measure.workload)[measure.key]
 
 
@@ -130,26 +161,30 @@ def main(workloads: list[str]) -> None:
     """Print the side-by-side table: every row, or those of the named workloads (e.g. `loop fanout`)."""
     measures = [m for m in MEASURES if not workloads or m.workload[0] in workloads]
     ours, theirs = sys.executable, upstream_python()
+    plain = plain_python() if any(m.plain for m in measures) else ours
     compile_bytecode(ours)
     print(f'side by side: upstream pydantic-ai-slim {version_of(theirs)} vs ours {version_of(ours)}, ')
     print(f'{ROUNDS} interleaved rounds, medians')
     print('| measure | upstream | ours | ours / upstream | goal |\n|---|---|---|---|---|')
-    medians: dict[str, tuple[float, float]] = {}
+    medians: dict[tuple[tuple[str, ...], bool], tuple[float, float]] = {}
     for measure in measures:
         up: list[float] = []
         us: list[float] = []
         for _ in range(ROUNDS):
             up.append(take(theirs, measure))
-            us.append(take(ours, measure))
+            us.append(take(plain if measure.plain else ours, measure))
         a, b = statistics.median(up), statistics.median(us)
-        medians[measure.label] = (a, b)
+        medians[measure.workload, measure.plain] = (a, b)
         print(f'| {measure.label} | {a:.4g} | {b:.4g} | {b / a:.2f} | {measure.goal} |', flush=True)
-    if MEASURES[3] in measures:
-        flat = medians[MEASURES[3].label][1] / medians[MEASURES[1].label][1]
+    if (('loop', '2000'), False) in medians and (('loop', '20'), False) in medians:
+        flat = medians[('loop', '2000'), False][1] / medians[('loop', '20'), False][1]
         print(f'| ours per step at N=2000 / at N=20 | | {flat:.2f} | | <= 1.2 |')
-    if MEASURES[-1] in measures:
-        floor = medians[MEASURES[-1].label][1] / medians[MEASURES[0].label][0]
+    if (('import', 'floor'), False) in medians and (('import',), False) in medians:
+        floor = medians[('import', 'floor'), False][1] / medians[('import',), False][0]
         print(f'| the floor (ours) / upstream cold `import pydantic_ai` | | {floor:.2f} | | |')
+    if (('import', 'dependencies'), False) in medians and (('import',), False) in medians:
+        dependencies = medians[('import', 'dependencies'), False][1] / medians[('import',), False][0]
+        print(f'| the floor + dependencies (ours) / upstream cold `import pydantic_ai` | | {dependencies:.2f} | | |')
 
 
 if __name__ == '__main__':
