@@ -497,7 +497,7 @@ async def resolve_builtin_tools(
     return list(by_id.values())
 
 
-@dataclass
+@dataclass(repr=False)
 class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
     """Handles a model response: runs its tool calls or validates its text, then ends or asks again."""
 
