@@ -9,13 +9,10 @@ goes through, so this is a measurement tool for this CPython, not something the 
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
 import sys
-import tempfile
 
-from .compare import DEPENDENCIES
+from .compare import DEPENDENCIES, run_json
 
 CHILD = f"""
 {DEPENDENCIES}
@@ -41,15 +38,8 @@ print(json.dumps({{'package_ms': total * 1e3, 'dataclasses_ms': spent[0] * 1e3, 
 """
 
 
-def sample() -> dict[str, float]:
-    """One fresh interpreter's figures, run from a temporary directory so that the cwd adds no sources."""
-    with tempfile.TemporaryDirectory() as cwd:
-        out = subprocess.run([sys.executable, '-c', CHILD], check=True, capture_output=True, text=True, cwd=cwd)
-    return json.loads(out.stdout)
-
-
 def main(samples: int = 7) -> None:
-    figures = [sample() for _ in range(samples)]
+    figures = [run_json(sys.executable, '-c', CHILD) for _ in range(samples)]
     package = statistics.median(f['package_ms'] for f in figures)
     spent = statistics.median(f['dataclasses_ms'] for f in figures)
     classes = int(figures[0]['classes'])
