@@ -23,7 +23,7 @@ from pydantic_ai import (
     ToolApproved,
     ToolDenied,
 )
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.toolsets import FunctionToolset
@@ -47,6 +47,8 @@ from pydantic_ai_examples.approval import (
     needs_approval_from_config,
     session_key,
 )
+
+from ._messages import request_parts
 
 pytestmark = pytest.mark.anyio
 
@@ -112,13 +114,7 @@ def calls_model(*calls: ToolCallPart) -> FunctionModel:
     """Makes `calls` first, then answers with the tool results it got back, one per line."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        returns = [
-            part
-            for message in messages
-            if isinstance(message, ModelRequest)
-            for part in message.parts
-            if isinstance(part, ToolReturnPart)
-        ]
+        returns = request_parts(messages, ToolReturnPart)
         if not returns:
             return ModelResponse(parts=list(calls))
         return ModelResponse(parts=[TextPart('\n'.join(f'{p.tool_name}: {p.content}' for p in returns))])
@@ -614,7 +610,7 @@ async def test_parity_exploratory_multi_step_task() -> None:
     """Exploratory tasks: the model sees each approved result and plans the next step from it."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        returns = request_parts(messages, ToolReturnPart)
         if not returns:
             return ModelResponse(parts=[ToolCallPart('shell_exec', {'command': 'lsof -i :8080'})])
         if len(returns) == 1:

@@ -34,6 +34,8 @@ from pydantic_ai.ui import DEFAULT_HTML_URL
 from pydantic_ai_examples.vercel_ai_chat import FileStore, create_agent
 from starlette.applications import Starlette
 
+from ._messages import request_parts
+
 ROOT = Path(__file__).parent.parent
 E2E_DIR = ROOT / 'tests' / 'e2e'
 PAGE_SOURCES = ROOT / 'pydantic_ai_slim' / 'chat-page'
@@ -237,7 +239,7 @@ def test_approve_deny_and_reload_in_chromium(serve: Any):
 
 
 async def policy_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
-    results = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    results = request_parts(messages, ToolReturnPart)
     if results:
         yield ' | '.join(f'{p.tool_name}: {p.content}' for p in results)
         return

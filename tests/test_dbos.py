@@ -51,6 +51,7 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.toolsets import ExternalToolset
 
+from ._messages import request_parts
 from .mcp_servers import SERVER
 
 pytestmark = pytest.mark.anyio
@@ -68,7 +69,7 @@ def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(
             parts=[ToolCallPart(p.tool_name or '', {}, tool_call_id=f'{p.tool_call_id}+') for p in retries]
         )
-    returned = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    returned = request_parts(messages, ToolReturnPart)
     if returned:
         return ModelResponse(parts=[TextPart(' | '.join(f'{p.tool_name}: {p.content}' for p in returned))])
     names = sorted(tool.name for tool in info.function_tools)

@@ -27,6 +27,7 @@ from pydantic_ai_examples.approval import (
 from pydantic_ai_examples.approval.cli import main
 from pydantic_ai_examples.approval.mcp_demo import NOTES, filesystem_server, seed_sandbox
 
+from ._messages import request_parts
 from .mcp_servers import FILESYSTEM_SERVER, SERVER, new_tag, processes_with
 
 pytestmark = pytest.mark.anyio
@@ -46,13 +47,7 @@ def scripted(*steps: list[tuple[str, dict[str, Any]]]) -> FunctionModel:
 
 def returns(messages: list[ModelMessage]) -> dict[str, Any]:
     """Each tool's last result, by tool name."""
-    return {
-        part.tool_name: part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    }
+    return {part.tool_name: part.content for part in request_parts(messages, ToolReturnPart)}
 
 
 def snapshot_dir(path: Path) -> dict[str, bytes]:

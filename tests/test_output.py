@@ -45,6 +45,8 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage, RunUsage
 from typing_extensions import TypedDict
 
+from ._messages import request_parts
+
 pytestmark = pytest.mark.anyio
 
 NATIVE = ModelProfile(supports_json_schema_output=True)
@@ -110,13 +112,7 @@ def output_tools(output_type: OutputSpec[Any], **model_args: Any) -> list[ToolDe
 
 
 def retry_contents(messages: list[ModelMessage]) -> list[Any]:
-    return [
-        part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, RetryPromptPart)
-    ]
+    return [part.content for part in request_parts(messages, RetryPromptPart)]
 
 
 def run_context(model: TestModel | FunctionModel | None = None) -> RunContext[None]:

@@ -20,9 +20,11 @@ import anyio.to_thread
 import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai._worker_threads import MAX_WORKERS
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+
+from ._messages import request_parts
 
 pytestmark = pytest.mark.anyio
 
@@ -41,13 +43,7 @@ def calls_then_done(count: int, tool: str = 'work') -> FunctionModel:
 
 
 def tool_returns(messages: list[ModelMessage]) -> list[Any]:
-    return [
-        part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    ]
+    return [part.content for part in request_parts(messages, ToolReturnPart)]
 
 
 def agent_using_threads(count: int) -> tuple[Agent[None, str], set[threading.Thread]]:
